@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "bundle.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "spec/spec.h"
+#include "util/error.h"
+
+int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *err)
+{
+	char *abs;
+
+	if (!dir || !*dir)
+		dir = ".";
+	abs = realpath(dir, NULL);
+	if (!abs)
+		return brig_error_setp(err, errno, "bundle \"%s\"", dir);
+	b->path = abs;
+	b->dirfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (b->dirfd < 0)
+		return brig_error_setp(err, errno, "bundle \"%s\"", dir);
+	b->config = brig_config_load(b->dirfd, "config.json", "config.json", err);
+	if (!b->config) {
+		if (err->errnum == ENOENT)
+			brig_error_set(err, "bundle \"%s\": config.json: no such file", dir);
+		return -1;
+	}
+	if (!b->config->process)
+		return brig_error_set(err, "config.json: process: is required");
+	return 0;
+}
+
+void brig_bundle_release(struct brig_bundle *b)
+{
+	brig_config_free(b->config);
+	b->config = NULL;
+	if (b->dirfd >= 0)
+		close(b->dirfd);
+	b->dirfd = -1;
+	free(b->path);
+	b->path = NULL;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* An OCI bundle: a directory holding config.json and (usually) the rootfs. */
+#ifndef BRIG_BUNDLE_H
+#define BRIG_BUNDLE_H
+
+struct brig_config;
+struct brig_error;
+
+struct brig_bundle {
+	char *path;                     /* absolute */
+	int dirfd;
+	struct brig_config *config;
+};
+
+#define BRIG_BUNDLE_INIT { NULL, -1, NULL }
+
+/*
+ * Open @dir (NULL: the current directory) and load and validate its
+ * config.json; errors name "config.json" and the JSON path.  A container
+ * needs a process, so one is required here.
+ */
+int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *err);
+void brig_bundle_release(struct brig_bundle *b);
+
+#endif

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "cmd/cmd.h"
+
+#include <stdio.h>
+
+#include "features.h"
+
+static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+{
+	_cleanup_free_ char *json = brig_features_json();
+
+	fputs(json, stdout);
+	return 0;
+}
+
+const struct brig_command brig_cmd_features = {
+	.name = "features",
+	.args_usage = NULL,
+	.summary = "show the enabled features",
+	.description =
+		"   Print the runtime-spec features document: what this build of brig\n"
+		"   implements (spec versions, hooks, mount options, namespaces,\n"
+		"   capabilities, cgroup drivers, seccomp, LSMs). Only what works is listed.",
+	.mode = BRIG_PARSE_PERMUTE,
+	.min_args = 0,
+	.max_args = 0,
+	.run = run,
+};

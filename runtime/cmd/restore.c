@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "cmd/cmd.h"
+
+enum { O_IMAGE_PATH, O_WORK_PATH, O_BUNDLE };
+
+static const struct brig_option options[] = {
+	[O_IMAGE_PATH] = { "image-path", 0, BRIG_OPT_STRING, "DIR",
+			   "path to criu image files for restoring", NULL },
+	[O_WORK_PATH] = { "work-path", 0, BRIG_OPT_STRING, "DIR",
+			  "path for saving work files and logs", NULL },
+	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
+		       "path to the root of the bundle directory", NULL },
+};
+
+static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+{
+	return brig_cmd_not_implemented("restore", err);
+}
+
+const struct brig_command brig_cmd_restore = {
+	.name = "restore",
+	.args_usage = "<container-id>",
+	.summary = "restore a container from a previous checkpoint (reserved: not supported)",
+	.description = "   Reserved for runc compatibility; brig does not restore containers.",
+	BRIG_OPTIONS(options),
+	.mode = BRIG_PARSE_PERMUTE,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run,
+};

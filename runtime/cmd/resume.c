@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "cmd/cmd.h"
+
+static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+{
+	return brig_cmd_not_implemented("resume", err);
+}
+
+const struct brig_command brig_cmd_resume = {
+	.name = "resume",
+	.args_usage = "<container-id>",
+	.summary = "resumes all processes that have been previously paused",
+	.description = "   Thaw every process of a paused container.",
+
+	.mode = BRIG_PARSE_PERMUTE,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run,
+};

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "cmd/cmd.h"
+
+#include "bundle.h"
+#include "util/error.h"
+#include "util/id.h"
+
+enum {
+	O_BUNDLE,
+	O_CONSOLE_SOCKET,
+	O_DETACH,
+	O_KEEP,
+	O_PID_FILE,
+	O_NO_SUBREAPER,
+	O_NO_PIVOT,
+	O_NO_NEW_KEYRING,
+	O_PRESERVE_FDS,
+};
+
+static const struct brig_option options[] = {
+	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
+		       "path to the root of the bundle directory", "the current directory" },
+	[O_CONSOLE_SOCKET] = { "console-socket", 0, BRIG_OPT_STRING, "PATH",
+			       "path to an AF_UNIX socket which will receive a file descriptor "
+			       "referencing the master end of the console's pseudoterminal", NULL },
+	[O_DETACH] = { "detach", 'd', BRIG_OPT_BOOL, NULL, "detach from the container's process",
+		       NULL },
+	[O_KEEP] = { "keep", 0, BRIG_OPT_BOOL, NULL,
+		     "do not delete the container after it exits", NULL },
+	[O_PID_FILE] = { "pid-file", 0, BRIG_OPT_STRING, "PATH",
+			 "specify the file to write the process id to", NULL },
+	[O_NO_SUBREAPER] = { "no-subreaper", 0, BRIG_OPT_BOOL, NULL,
+			     "disable the use of the subreaper used to reap reparented processes",
+			     NULL },
+	[O_NO_PIVOT] = { "no-pivot", 0, BRIG_OPT_BOOL, NULL,
+			 "do not use pivot root to jail process inside rootfs", NULL },
+	[O_NO_NEW_KEYRING] = { "no-new-keyring", 0, BRIG_OPT_BOOL, NULL,
+			       "do not create a new session keyring for the container", NULL },
+	[O_PRESERVE_FDS] = { "preserve-fds", 0, BRIG_OPT_STRING, "N",
+			     "pass N additional file descriptors to the container (stdio + "
+			     "$LISTEN_FDS + N in total)", "0" },
+};
+
+static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+{
+	struct brig_bundle b = BRIG_BUNDLE_INIT;
+	int r = -1;
+
+	if (brig_id_validate(a->pos[0], err) < 0)
+		return -1;
+	if (brig_bundle_load(&b, a->vals[O_BUNDLE].str, err) < 0)
+		goto out;
+	r = brig_cmd_not_implemented("run", err);
+out:
+	brig_bundle_release(&b);
+	return r;
+}
+
+const struct brig_command brig_cmd_run = {
+	.name = "run",
+	.args_usage = "<container-id>",
+	.summary = "create and run a container",
+	.description =
+		"   Create a container from the bundle and start it. In the foreground, brig\n"
+		"   waits for the container, forwards signals to it, exits with its status\n"
+		"   (128+N when killed by signal N) and deletes it.",
+	BRIG_OPTIONS(options),
+	.mode = BRIG_PARSE_PERMUTE,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run,
+};

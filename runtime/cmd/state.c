@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "cmd/cmd.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "state.h"
+#include "util/error.h"
+
+static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+{
+	struct brig_store st;
+	struct brig_entry e = BRIG_ENTRY_INIT;
+	struct brig_state *s = NULL;
+	char *json;
+	int r = -1;
+
+	if (brig_store_open(&st, ctx->root, false, err) < 0)
+		return -1;
+	if (brig_store_lookup(&st, a->pos[0], BRIG_LOCK_SHARED, &e, err) < 0 ||
+	    brig_entry_load(&e, &s, err) < 0)
+		goto out;
+	json = brig_state_to_oci_json(s, brig_state_status(s));
+	fputs(json, stdout);
+	free(json);
+	r = 0;
+out:
+	brig_state_free(s);
+	brig_entry_release(&e);
+	brig_store_close(&st);
+	return r;
+}
+
+const struct brig_command brig_cmd_state = {
+	.name = "state",
+	.args_usage = "<container-id>",
+	.summary = "output the state of a container",
+	.description = "   Print the OCI state of the container as JSON.",
+	.mode = BRIG_PARSE_PERMUTE,
+	.min_args = 1,
+	.max_args = 1,
+	.run = run,
+};

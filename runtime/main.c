@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * brig: an OCI runtime with runc's command line.  main() parses the global
+ * flags, dispatches to the subcommand, and is the one place that reports an
+ * error: once to the log and once to stderr.  Exit status: 0 on success,
+ * 1 on a runtime error, 2 on a usage error.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "util/error.h"
+#include "util/log.h"
+
+static const struct brig_command *const commands[] = {
+	&brig_cmd_checkpoint, &brig_cmd_create, &brig_cmd_delete, &brig_cmd_events,
+	&brig_cmd_exec,       &brig_cmd_features, &brig_cmd_kill, &brig_cmd_list,
+	&brig_cmd_pause,      &brig_cmd_ps,     &brig_cmd_restore, &brig_cmd_resume,
+	&brig_cmd_run,        &brig_cmd_spec,   &brig_cmd_start,  &brig_cmd_state,
+	&brig_cmd_update,
+};
+
+enum {
+	G_DEBUG,
+	G_LOG,
+	G_LOG_FORMAT,
+	G_ROOT,
+	G_CRIU,
+	G_SYSTEMD_CGROUP,
+	G_ROOTLESS,
+	G_VERSION,
+};
+
+static const struct brig_option global_options[] = {
+	[G_DEBUG] = { "debug", 0, BRIG_OPT_BOOL, NULL, "enable debug logging", NULL },
+	[G_LOG] = { "log", 0, BRIG_OPT_STRING, "FILE",
+		    "set the log file to write brig logs to (default is stderr)", NULL },
+	[G_LOG_FORMAT] = { "log-format", 0, BRIG_OPT_STRING, "text|json",
+			   "set the log format", "text" },
+	[G_ROOT] = { "root", 0, BRIG_OPT_STRING, "DIR",
+		     "root directory for storage of container state (this should be "
+		     "located in tmpfs)", "/run/brig" },
+	[G_CRIU] = { "criu", 0, BRIG_OPT_STRING, "PATH",
+		     "accepted for runc compatibility; checkpointing is not supported", NULL },
+	[G_SYSTEMD_CGROUP] = { "systemd-cgroup", 0, BRIG_OPT_BOOL, NULL,
+			       "enable systemd cgroup support, expects cgroupsPath to be of "
+			       "form \"slice:prefix:name\"", NULL },
+	[G_ROOTLESS] = { "rootless", 0, BRIG_OPT_STRING, "auto|true|false",
+			 "ignore cgroup permission errors", "auto" },
+	[G_VERSION] = { "version", 'v', BRIG_OPT_BOOL, NULL, "print the version", NULL },
+};
+
+static void print_version(void)
+{
+	printf("brig version %s\ncommit: %s\nspec: %s\n", PACKAGE_VERSION, BRIG_COMMIT,
+	       BRIG_SPEC_VERSION);
+}
+
+static void print_help(void)
+{
+	printf("NAME:\n   brig - an OCI runtime for short, ephemeral, untrusted jobs\n\n"
+	       "USAGE:\n   brig [global options] command [command options] [arguments...]\n\n"
+	       "VERSION:\n   %s (commit %s, spec %s)\n\nCOMMANDS:\n",
+	       PACKAGE_VERSION, BRIG_COMMIT, BRIG_SPEC_VERSION);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		printf("   %-12s %s\n", commands[i]->name, commands[i]->summary);
+	printf("\nGLOBAL OPTIONS:\n");
+	brig_options_print(global_options, ARRAY_SIZE(global_options));
+	printf("\nRun 'brig COMMAND --help' for more about a command.\n");
+}
+
+static void print_command_help(const struct brig_command *c)
+{
+	printf("NAME:\n   brig %s - %s\n\nUSAGE:\n   brig %s%s%s%s\n", c->name, c->summary,
+	       c->name, c->n_options ? " [command options]" : "", c->args_usage ? " " : "",
+	       c->args_usage ? c->args_usage : "");
+	if (c->description)
+		printf("\nDESCRIPTION:\n%s\n", c->description);
+	printf("\nOPTIONS:\n");
+	brig_options_print(c->options, c->n_options);
+}
+
+static const struct brig_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (strcmp(commands[i]->name, name) == 0)
+			return commands[i];
+	return NULL;
+}
+
+static const char *default_root(void)
+{
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+	static char buf[4096];
+
+	/* as runc: an unprivileged user keeps state in its runtime dir */
+	if (geteuid() != 0 && xdg && *xdg) {
+		snprintf(buf, sizeof(buf), "%s/brig", xdg);
+		return buf;
+	}
+	return "/run/brig";
+}
+
+static int check_arg_count(const struct brig_command *c, int n, struct brig_error *err)
+{
+	if (c->min_args == c->max_args && n != c->min_args)
+		return brig_error_usage(err, "\"%s\" requires exactly %d argument%s", c->name,
+					c->min_args, c->min_args == 1 ? "" : "s");
+	if (n < c->min_args)
+		return brig_error_usage(err, "\"%s\" requires at least %d argument%s", c->name,
+					c->min_args, c->min_args == 1 ? "" : "s");
+	if (c->max_args >= 0 && n > c->max_args)
+		return brig_error_usage(err, "\"%s\" takes at most %d argument%s", c->name,
+					c->max_args, c->max_args == 1 ? "" : "s");
+	return 0;
+}
+
+static int run_main(int argc, char **argv, struct brig_error *err)
+{
+	struct brig_context ctx = { .root = default_root(), .rootless = "auto" };
+	struct brig_args g = { 0 }, a = { 0 };
+	const struct brig_command *cmd;
+	int cmd_index, r = -1;
+
+	if (brig_options_parse(global_options, ARRAY_SIZE(global_options), argc - 1, argv + 1,
+			       BRIG_PARSE_STOP, &g, err) < 0)
+		return -1;
+	if (g.vals[G_VERSION].b) {
+		print_version();
+		r = 0;
+		goto out;
+	}
+	if (g.help || g.n_pos == 0) {
+		print_help();
+		r = 0;
+		goto out;
+	}
+	if (g.vals[G_LOG_FORMAT].set &&
+	    brig_log_format_parse(g.vals[G_LOG_FORMAT].str, &ctx.log_format) < 0) {
+		brig_error_usage(err, "invalid --log-format \"%s\": expected \"text\" or \"json\"",
+				 g.vals[G_LOG_FORMAT].str);
+		goto out;
+	}
+	if (g.vals[G_ROOTLESS].set) {
+		const char *v = g.vals[G_ROOTLESS].str;
+
+		if (strcmp(v, "auto") && strcmp(v, "true") && strcmp(v, "false")) {
+			brig_error_usage(err, "invalid --rootless \"%s\": expected auto, true or false",
+					 v);
+			goto out;
+		}
+		ctx.rootless = v;
+	}
+	if (g.vals[G_ROOT].set) {
+		if (!g.vals[G_ROOT].str[0]) {
+			brig_error_usage(err, "--root must not be empty");
+			goto out;
+		}
+		ctx.root = g.vals[G_ROOT].str;
+	}
+	ctx.log_path = g.vals[G_LOG].str;
+	ctx.debug = g.vals[G_DEBUG].b;
+	ctx.systemd_cgroup = g.vals[G_SYSTEMD_CGROUP].b;
+	if (brig_log_open(ctx.log_path, ctx.log_format, ctx.debug, err) < 0)
+		goto out;
+
+	cmd = find_command(g.pos[0]);
+	if (!cmd) {
+		brig_error_usage(err, "unknown command \"%s\" (see brig --help)", g.pos[0]);
+		goto out;
+	}
+	/* everything after the command name belongs to the command */
+	for (cmd_index = 1; argv[cmd_index] != g.pos[0]; cmd_index++)
+		;
+	if (brig_options_parse(cmd->options, cmd->n_options, argc - cmd_index - 1,
+			       argv + cmd_index + 1, cmd->mode, &a, err) < 0) {
+		brig_error_wrap(err, "%s", cmd->name);
+		goto out;
+	}
+	if (a.help) {
+		print_command_help(cmd);
+		r = 0;
+		goto out;
+	}
+	if (check_arg_count(cmd, a.n_pos, err) < 0)
+		goto out;
+	r = cmd->run(&ctx, &a, err);
+out:
+	brig_args_release(&g);
+	brig_args_release(&a);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	int status = 0;
+
+	if (run_main(argc, argv, &err) < 0) {
+		brig_log_report(err.msg);
+		status = err.status ? err.status : 1;
+	}
+	brig_error_release(&err);
+	brig_log_close();
+	return status;
+}

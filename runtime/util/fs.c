@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "util/fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/cleanup.h"
+#include "util/error.h"
+
+int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
+		 struct brig_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t alloc = 4096, used = 0;
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		if ((unsigned long long)st.st_size > max)
+			return brig_error_set(err, "%s: larger than the %zu MiB limit",
+					      name, max >> 20);
+		alloc = (size_t)st.st_size + 1;
+	}
+	buf = brig_xmalloc(alloc);
+	for (;;) {
+		ssize_t n;
+
+		if (used + 1 >= alloc) {
+			if (alloc > max + 1)
+				return brig_error_set(err, "%s: larger than the %zu MiB limit",
+						      name, max >> 20);
+			alloc *= 2;
+			buf = brig_xrealloc(buf, alloc);
+		}
+		n = read(fd, buf + used, alloc - used - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return brig_error_setp(err, errno, "read \"%s\"", name);
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+		if (used > max)
+			return brig_error_set(err, "%s: larger than the %zu MiB limit",
+					      name, max >> 20);
+	}
+	buf[used] = '\0';
+	*out = TAKE_PTR(buf);
+	if (len)
+		*len = used;
+	return 0;
+}
+
+int brig_read_file(int dirfd, const char *path, size_t max, char **out,
+		   size_t *len, struct brig_error *err)
+{
+	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", path);
+	return brig_read_fd(fd, path, max, out, len, err);
+}
+
+int brig_write_file_atomic(int dirfd, const char *path, const void *data,
+			   size_t len, mode_t mode, struct brig_error *err)
+{
+	_cleanup_free_ char *tmp = NULL;
+	_cleanup_close_ int fd = -1;
+	const char *p = data;
+
+	tmp = brig_xasprintf("%s.tmp.%d", path, (int)getpid());
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0)
+		return brig_error_setp(err, errno, "create \"%s\"", tmp);
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			brig_error_setp(err, errno, "write \"%s\"", tmp);
+			unlinkat(dirfd, tmp, 0);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (fchmod(fd, mode) < 0 || renameat(dirfd, tmp, dirfd, path) < 0) {
+		brig_error_setp(err, errno, "replace \"%s\"", path);
+		unlinkat(dirfd, tmp, 0);
+		return -1;
+	}
+	return 0;
+}
+
+int brig_mkdir_p(const char *path, mode_t mode, struct brig_error *err)
+{
+	_cleanup_free_ char *copy = brig_xstrdup(path);
+
+	for (char *p = copy + 1;; p++) {
+		bool last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(copy, mode) < 0 && errno != EEXIST)
+			return brig_error_setp(err, errno, "mkdir \"%s\"", copy);
+		if (last)
+			break;
+		*p = '/';
+	}
+	return 0;
+}

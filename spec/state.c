@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "spec/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec/parse.h"
+#include "util/error.h"
+#include "util/jsonw.h"
+
+static const char *const status_names[] = {
+	[BRIG_STATUS_CREATING] = "creating",
+	[BRIG_STATUS_CREATED] = "created",
+	[BRIG_STATUS_RUNNING] = "running",
+	[BRIG_STATUS_PAUSED] = "paused",
+	[BRIG_STATUS_STOPPED] = "stopped",
+	NULL,
+};
+
+const char *brig_status_name(enum brig_status status)
+{
+	return status < BRIG_STATUS_N ? status_names[status] : "unknown";
+}
+
+struct brig_state *brig_state_new(void)
+{
+	return brig_xcalloc(1, sizeof(struct brig_state));
+}
+
+void brig_state_free(struct brig_state *state)
+{
+	if (!state)
+		return;
+	brig_arena_release(&state->arena);
+	free(state);
+}
+
+static int parse_state(struct jp *c, const struct brig_json *top, struct brig_state *s)
+{
+	int64_t pid = 0;
+	uint64_t n = 0;
+	int status;
+
+	if (jp_expect(c, top, BRIG_JSON_OBJECT) < 0 ||
+	    jp_string_req(c, top, "ociVersion", &s->oci_version) < 0 ||
+	    jp_string_req(c, top, "id", &s->id) < 0 ||
+	    jp_enum_req(c, top, "status", status_names, "status", &status) < 0 ||
+	    jp_int(c, top, "pid", 0, INT32_MAX, &pid) < 0 ||
+	    jp_uint(c, top, "pidStart", UINT64_MAX, &s->pid_start) < 0 ||
+	    jp_string_req(c, top, "bundle", &s->bundle) < 0 ||
+	    jp_string(c, top, "rootfs", &s->rootfs) < 0 ||
+	    jp_string_req(c, top, "created", &s->created) < 0 ||
+	    jp_uint(c, top, "owner", UINT32_MAX, &n) < 0 ||
+	    jp_string_map(c, top, "annotations", &s->annotations, &s->n_annotations) < 0)
+		return -1;
+	s->status = (enum brig_status)status;
+	s->pid = (pid_t)pid;
+	s->owner = (uid_t)n;
+	return 0;
+}
+
+struct brig_state *brig_state_parse(const char *name, const char *text, size_t len,
+				    struct brig_error *err)
+{
+	struct brig_arena scratch = BRIG_ARENA_INIT;
+	struct brig_state *s = brig_state_new();
+	struct jp c = { .arena = &s->arena, .file = name, .err = err };
+	const struct brig_json *top = brig_json_parse(&scratch, name, text, len, err);
+	int r = top ? parse_state(&c, top, s) : -1;
+
+	brig_path_release(&c.path);
+	brig_arena_release(&scratch);
+	if (r < 0) {
+		brig_state_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static void write_annotations(struct brig_jsonw *w, const struct brig_state *s)
+{
+	brig_jsonw_key(w, "annotations");
+	brig_jsonw_object_begin(w);
+	for (size_t i = 0; i < s->n_annotations; i++)
+		brig_jsonw_kv_string(w, s->annotations[i].key, s->annotations[i].value);
+	brig_jsonw_object_end(w);
+}
+
+char *brig_state_to_json(const struct brig_state *s)
+{
+	struct brig_jsonw w;
+
+	brig_jsonw_init(&w, NULL);
+	brig_jsonw_object_begin(&w);
+	brig_jsonw_kv_string(&w, "ociVersion", s->oci_version);
+	brig_jsonw_kv_string(&w, "id", s->id);
+	brig_jsonw_kv_string(&w, "status", brig_status_name(s->status));
+	brig_jsonw_kv_int(&w, "pid", s->pid);
+	brig_jsonw_kv_uint(&w, "pidStart", s->pid_start);
+	brig_jsonw_kv_string(&w, "bundle", s->bundle);
+	brig_jsonw_kv_string(&w, "rootfs", s->rootfs);
+	brig_jsonw_kv_string(&w, "created", s->created);
+	brig_jsonw_kv_uint(&w, "owner", s->owner);
+	write_annotations(&w, s);
+	brig_jsonw_object_end(&w);
+	return brig_jsonw_finish(&w);
+}
+
+char *brig_state_to_oci_json(const struct brig_state *s, enum brig_status status)
+{
+	struct brig_jsonw w;
+
+	brig_jsonw_init(&w, "  ");
+	brig_jsonw_object_begin(&w);
+	brig_jsonw_kv_string(&w, "ociVersion", s->oci_version);
+	brig_jsonw_kv_string(&w, "id", s->id);
+	brig_jsonw_kv_int(&w, "pid", status == BRIG_STATUS_STOPPED ? 0 : s->pid);
+	brig_jsonw_kv_string(&w, "status", brig_status_name(status));
+	brig_jsonw_kv_string(&w, "bundle", s->bundle);
+	brig_jsonw_kv_string(&w, "rootfs", s->rootfs ? s->rootfs : "");
+	brig_jsonw_kv_string(&w, "created", s->created);
+	brig_jsonw_kv_string(&w, "owner", "");
+	if (s->n_annotations)
+		write_annotations(&w, s);
+	brig_jsonw_object_end(&w);
+	return brig_jsonw_finish(&w);
+}

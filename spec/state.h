@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The state of one container: what brig keeps in <root>/<id>/state.json,
+ * and the OCI state document that `brig state` prints from it.
+ */
+#ifndef BRIG_SPEC_STATE_H
+#define BRIG_SPEC_STATE_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "spec/spec.h"
+
+struct brig_error;
+
+enum brig_status {
+	BRIG_STATUS_CREATING,
+	BRIG_STATUS_CREATED,
+	BRIG_STATUS_RUNNING,
+	BRIG_STATUS_PAUSED,
+	BRIG_STATUS_STOPPED,
+	BRIG_STATUS_N,
+};
+
+/* "creating", "created", "running", "paused", "stopped" */
+const char *brig_status_name(enum brig_status status);
+
+struct brig_state {
+	struct brig_arena arena;        /* owns every string below */
+	const char *oci_version;
+	const char *id;
+	enum brig_status status;        /* as last recorded; see runtime/state.h */
+	pid_t pid;                      /* the container init, 0 when none */
+	uint64_t pid_start;             /* its start time (/proc/PID/stat field 22) */
+	const char *bundle;             /* absolute */
+	const char *rootfs;             /* absolute */
+	const char *created;            /* RFC 3339 */
+	uid_t owner;
+	struct brig_kv *annotations;
+	size_t n_annotations;
+};
+
+/* A zeroed state, or a state parsed from brig's own state.json. */
+struct brig_state *brig_state_new(void);
+struct brig_state *brig_state_parse(const char *name, const char *text, size_t len,
+				    struct brig_error *err);
+void brig_state_free(struct brig_state *state);
+
+/* brig's state.json (compact). */
+char *brig_state_to_json(const struct brig_state *state);
+
+/*
+ * The OCI state document, as `runc state` prints it: ociVersion, id, pid,
+ * status, bundle, rootfs, created, owner, annotations.  @status is the
+ * live status (the caller checked the process); pid is 0 once stopped.
+ */
+char *brig_state_to_oci_json(const struct brig_state *state, enum brig_status status);
+
+#endif
