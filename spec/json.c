@@ -205,9 +205,13 @@ struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name,
 
 	if (!h)
 		brig_oom();
+	bool at_end = false;
+
 	st = yajl_parse(h, (const unsigned char *)text, len);
-	if (st == yajl_status_ok)
+	if (st == yajl_status_ok) {
 		st = yajl_complete_parse(h);
+		at_end = true;
+	}
 	if (st != yajl_status_ok || !b.root) {
 		struct brig_path path = BRIG_PATH_INIT;
 		char *reason = NULL;
@@ -218,12 +222,16 @@ struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name,
 						BRIG_JSON_MAX_DEPTH);
 		} else if (st != yajl_status_ok) {
 			unsigned char *y = yajl_get_error(h, 0, NULL, 0);
-			size_t off = yajl_get_bytes_consumed(h);
+			size_t off = at_end ? len : yajl_get_bytes_consumed(h);
+			size_t n;
 
 			reason = brig_xasprintf("invalid JSON at byte %zu: %s", off,
 						y ? (const char *)y : "parse error");
-			/* yajl ends its messages with a newline */
-			reason[strcspn(reason, "\n")] = '\0';
+			/* yajl ends its messages with a period and a newline */
+			n = strcspn(reason, "\n");
+			while (n > 0 && (reason[n - 1] == '.' || reason[n - 1] == ' '))
+				n--;
+			reason[n] = '\0';
 			yajl_free_error(h, y);
 		} else {
 			reason = brig_xstrdup("empty document");
