@@ -383,7 +383,7 @@ static char *shown(const char *value)
 	struct brig_strbuf sb = BRIG_STRBUF_INIT;
 	size_t k;
 
-	for (k = 0; value[k] && k < 64; k++)
+	for (k = 0; k < 64 && value[k]; k++)
 		brig_strbuf_addch(&sb, (value[k] >= 0x20 && value[k] < 0x7f) ? value[k] : '?');
 	if (value[k])
 		brig_strbuf_addstr(&sb, "...");

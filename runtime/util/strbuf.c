@@ -72,6 +72,7 @@ char *brig_strbuf_detach(struct brig_strbuf *sb)
 	char *p;
 
 	strbuf_grow(sb, 0);
+	sb->buf[sb->len] = '\0';
 	p = sb->buf;
 	sb->buf = NULL;
 	sb->len = sb->alloc = 0;
