@@ -25,6 +25,7 @@ struct builder {
 	struct frame stack[BRIG_JSON_MAX_DEPTH + 1];
 	int depth;                 /* frames in use */
 	bool too_deep;
+	bool nul_key;
 };
 
 static void frame_push_item(struct frame *f, struct brig_json *v)
@@ -139,6 +140,13 @@ static int cb_map_key(void *ctx, const unsigned char *s, size_t len)
 {
 	struct builder *b = ctx;
 
+	/* keys are compared as C strings: "linux\u0000" would silently
+	 * stand in for "linux" and hide the real one */
+	if (memchr(s, '\0', len)) {
+		b->nul_key = true;
+		return 0;
+	}
+
 	b->stack[b->depth - 1].pending_key = brig_arena_strndup(b->arena, (const char *)s, len);
 	return 1;
 }
@@ -220,6 +228,8 @@ struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name,
 		if (b.too_deep) {
 			reason = brig_xasprintf("nested deeper than %d levels",
 						BRIG_JSON_MAX_DEPTH);
+		} else if (b.nul_key) {
+			reason = brig_xstrdup("a key contains a NUL byte");
 		} else if (st != yajl_status_ok) {
 			unsigned char *y = yajl_get_error(h, 0, NULL, 0);
 			size_t off = at_end ? len : yajl_get_bytes_consumed(h);

@@ -345,15 +345,17 @@ int brig_parse_process(struct jp *c, const struct brig_json *v, struct brig_proc
 	return 0;
 }
 
-/* "1.x.y" with numeric parts; brig reads every 1.x config. */
+/*
+ * "1.x.y" with numeric parts and an optional semver suffix ("1.0.2-dev",
+ * "1.2.0+build.1"); brig reads every 1.x config.  The suffix is checked to
+ * be semver's characters, so the version is safe to print.
+ */
 static int check_oci_version(struct jp *c, const char *v)
 {
 	const char *p = v;
 	int parts = 0;
 
-	while (*p) {
-		if (*p < '0' || *p > '9')
-			break;
+	while (*p >= '0' && *p <= '9') {
 		while (*p >= '0' && *p <= '9')
 			p++;
 		parts++;
@@ -361,9 +363,10 @@ static int check_oci_version(struct jp *c, const char *v)
 			break;
 		p++;
 	}
-	/* a pre-release or build suffix ("1.0.2-dev", "1.2.0+x") is allowed */
-	if (parts < 2 || (*p && *p != '-' && *p != '+'))
-		return jp_fail(c, "ociVersion", "invalid version \"%.64s\"", v);
+	if (parts < 2 || (*p && *p != '-' && *p != '+') ||
+	    (*p && (!p[1] || strspn(p + 1, "0123456789abcdefghijklmnopqrstuvwxyz"
+					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ-.+") != strlen(p + 1))))
+		return jp_fail_value(c, "ociVersion", "invalid version", v);
 	if (strncmp(v, "1.", 2) != 0)
 		return jp_fail(c, "ociVersion", "unsupported version \"%.64s\" (brig supports %s to %s)",
 			       v, BRIG_SPEC_VERSION_MIN, BRIG_SPEC_VERSION);

@@ -177,6 +177,15 @@ static bool is_integer_text(const struct brig_json *v)
 	return true;
 }
 
+/* "expected an integer, got 1.5" (the number, bounded) or "..., got a string" */
+static int not_an_integer(struct jp *c, const char *key, const struct brig_json *v)
+{
+	if (v->type == BRIG_JSON_NUMBER)
+		return jp_fail(c, key, "expected an integer, got %.32s%s", v->str,
+			       v->len > 32 ? "..." : "");
+	return jp_fail(c, key, "expected an integer, got %s", brig_json_type_name(v->type));
+}
+
 static int value_int(struct jp *c, const char *key, const struct brig_json *v,
 		     int64_t min, int64_t max, int64_t *out)
 {
@@ -184,14 +193,12 @@ static int value_int(struct jp *c, const char *key, const struct brig_json *v,
 	char *end;
 
 	if (v->type != BRIG_JSON_NUMBER || !is_integer_text(v))
-		return jp_fail(c, key, "expected an integer, got %s",
-			       v->type == BRIG_JSON_NUMBER ? "a fraction"
-							   : brig_json_type_name(v->type));
+		return not_an_integer(c, key, v);
 	errno = 0;
 	n = strtoll(v->str, &end, 10);
 	if (errno == ERANGE || n < min || n > max)
-		return jp_fail(c, key, "%s is out of range [%" PRId64 ", %" PRId64 "]",
-			       v->str, min, max);
+		return jp_fail(c, key, "%.32s%s is out of range [%" PRId64 ", %" PRId64 "]",
+			       v->str, v->len > 32 ? "..." : "", min, max);
 	*out = n;
 	return 1;
 }
@@ -203,15 +210,14 @@ static int value_uint(struct jp *c, const char *key, const struct brig_json *v,
 	char *end;
 
 	if (v->type != BRIG_JSON_NUMBER || !is_integer_text(v))
-		return jp_fail(c, key, "expected an integer, got %s",
-			       v->type == BRIG_JSON_NUMBER ? "a fraction"
-							   : brig_json_type_name(v->type));
+		return not_an_integer(c, key, v);
 	errno = 0;
-	if (v->str[0] == '-')
-		return jp_fail(c, key, "%s is out of range [0, %" PRIu64 "]", v->str, max);
-	n = strtoull(v->str, &end, 10);
-	if (errno == ERANGE || n > max)
-		return jp_fail(c, key, "%s is out of range [0, %" PRIu64 "]", v->str, max);
+	n = v->str[0] == '-' ? 0 : strtoull(v->str, &end, 10);
+	/* "-0" is zero, whatever its sign */
+	if ((v->str[0] == '-' && strspn(v->str + 1, "0") != v->len - 1) || errno == ERANGE ||
+	    n > max)
+		return jp_fail(c, key, "%.32s%s is out of range [0, %" PRIu64 "]", v->str,
+			       v->len > 32 ? "..." : "", max);
 	*out = n;
 	return 1;
 }

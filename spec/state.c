@@ -52,6 +52,7 @@ static int parse_state(struct jp *c, const struct brig_json *top, struct brig_st
 	    jp_string(c, top, "rootfs", &s->rootfs) < 0 ||
 	    jp_string_req(c, top, "created", &s->created) < 0 ||
 	    jp_uint(c, top, "owner", UINT32_MAX, &n) < 0 ||
+	    jp_bool(c, top, "ownPidns", &s->own_pidns) < 0 ||
 	    jp_string_map(c, top, "annotations", &s->annotations, &s->n_annotations) < 0)
 		return -1;
 	s->status = (enum brig_status)status;
@@ -102,6 +103,7 @@ char *brig_state_to_json(const struct brig_state *s)
 	brig_jsonw_kv_string(&w, "rootfs", s->rootfs);
 	brig_jsonw_kv_string(&w, "created", s->created);
 	brig_jsonw_kv_uint(&w, "owner", s->owner);
+	brig_jsonw_kv_bool(&w, "ownPidns", s->own_pidns);
 	write_annotations(&w, s);
 	brig_jsonw_object_end(&w);
 	return brig_jsonw_finish(&w);

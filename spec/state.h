@@ -6,6 +6,7 @@
 #ifndef BRIG_SPEC_STATE_H
 #define BRIG_SPEC_STATE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -36,6 +37,7 @@ struct brig_state {
 	const char *rootfs;             /* absolute */
 	const char *created;            /* RFC 3339 */
 	uid_t owner;
+	bool own_pidns;                 /* the init has a pid namespace of its own */
 	struct brig_kv *annotations;
 	size_t n_annotations;
 };

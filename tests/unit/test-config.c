@@ -701,7 +701,7 @@ static void test_errors(void)
 		  "linux.timeOffsets.boottime.nanosecs: 1000000000 is out of range "
 		  "[0, 999999999]" },
 		{ "{'timeOffsets': {'monotonic': {'secs': 1.5}}}",
-		  "linux.timeOffsets.monotonic.secs: expected an integer, got a fraction" },
+		  "linux.timeOffsets.monotonic.secs: expected an integer, got 1.5" },
 		{ "{'timeOffsets': {'monotonic': {}, 'monotonic': {}}}",
 		  "linux.timeOffsets.monotonic: duplicate key" },
 		/* devices */
