@@ -1,0 +1,85 @@
+# shellcheck shell=bash
+# tests/lib/rootfs.sh: busybox root filesystems and OCI bundles for tests and
+# the demo.  Needs no root and no network: the rootfs is Debian's statically
+# linked busybox (package busybox-static) plus a symlink per applet.
+#
+#   . tests/lib/rootfs.sh
+#   brig_make_rootfs DIR            DIR/bin/busybox, DIR/bin/<applet>, /etc files
+#   brig_make_bundle DIR [ARGS...]  DIR/rootfs + DIR/config.json ("$BRIG spec ARGS")
+#   brig_bundle_edit DIR FILTER [JQ-ARGS...]   rewrite DIR/config.json with jq
+#
+# Functions print a one-line reason on stderr and return 1 on failure.
+
+# brig_busybox: path of a statically linked busybox on this host.
+brig_busybox() {
+	local bb
+	for bb in ${BRIG_BUSYBOX:-} /bin/busybox /usr/bin/busybox; do
+		[ -x "$bb" ] || continue
+		# A dynamic busybox (package "busybox") would need the host's libc
+		# inside the rootfs; only the static one is self-contained.
+		if LC_ALL=C ldd "$bb" >/dev/null 2>&1; then
+			continue
+		fi
+		echo "$bb"
+		return 0
+	done
+	echo "rootfs: no statically linked busybox found (apt-get install busybox-static)" >&2
+	return 1
+}
+
+# brig_make_rootfs DIR: a minimal busybox root filesystem in DIR (created;
+# must not exist or be empty).
+brig_make_rootfs() {
+	local dir=$1 bb applet
+	bb=$(brig_busybox) || return 1
+	if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
+		echo "rootfs: $dir exists and is not empty" >&2
+		return 1
+	fi
+	mkdir -p "$dir"/{bin,sbin,usr/bin,usr/sbin,etc,proc,sys,dev,tmp,root,run,var} || return 1
+	cp "$bb" "$dir/bin/busybox" || return 1
+	# What `chroot DIR /bin/busybox --install -s /bin` does, without needing
+	# root: one symlink per applet in /bin.  Relative links also resolve
+	# when the rootfs is inspected from the host.
+	for applet in $("$dir/bin/busybox" --list); do
+		[ -e "$dir/bin/$applet" ] || ln -s busybox "$dir/bin/$applet" || return 1
+	done
+	[ -x "$dir/bin/sh" ] || {
+		echo "rootfs: busybox in $dir has no sh applet" >&2
+		return 1
+	}
+	cat >"$dir/etc/passwd" <<-'EOF'
+		root:x:0:0:root:/root:/bin/sh
+		nobody:x:65534:65534:nobody:/nonexistent:/bin/false
+	EOF
+	cat >"$dir/etc/group" <<-'EOF'
+		root:x:0:
+		nogroup:x:65534:
+	EOF
+	chmod 0700 "$dir/root"
+	chmod 1777 "$dir/tmp"
+}
+
+# brig_make_bundle DIR [SPEC-ARGS...]: an OCI bundle in DIR: a busybox
+# rootfs and the config.json of `$BRIG spec SPEC-ARGS` (e.g. --rootless).
+brig_make_bundle() {
+	local dir=$1
+	shift
+	mkdir -p "$dir" || return 1
+	brig_make_rootfs "$dir/rootfs" || return 1
+	"${BRIG:?BRIG is not set}" spec --bundle "$dir" "$@" || return 1
+}
+
+# brig_bundle_edit DIR FILTER [JQ-ARGS...]: apply the jq FILTER to
+# DIR/config.json, e.g.
+#   brig_bundle_edit B '.process.args = $a' --argjson a '["true"]'
+brig_bundle_edit() {
+	local dir=$1 filter=$2
+	shift 2
+	if ! jq "$@" "$filter" "$dir/config.json" >"$dir/config.json.new" ||
+		! mv "$dir/config.json.new" "$dir/config.json"; then
+		rm -f "$dir/config.json.new"
+		echo "rootfs: jq '$filter' failed on $dir/config.json" >&2
+		return 1
+	fi
+}

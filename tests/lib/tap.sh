@@ -1,0 +1,307 @@
+# shellcheck shell=bash
+# tests/lib/tap.sh: a small TAP producer for brig's shell tests.
+#
+#   . "${BRIG_SRCDIR:-$(dirname "$0")/../..}/tests/lib/tap.sh"
+#
+#   t_version() {
+#       run_cmd "$BRIG" --version
+#       assert_rc 0
+#       assert_eq "$(sed -n 3p <<<"$out")" "spec: 1.3.0"
+#   }
+#   tap_test "--version prints three lines" t_version
+#   tap_done
+#
+# Every test runs in its own subshell, in a fresh empty directory $T that is
+# removed afterwards (with anything registered through `defer`).  Assertions
+# print "# ..." diagnostics and mark the test failed but let it go on, so one
+# run shows every broken expectation; `skip REASON` ends the test as skipped.
+# The plan ("1..N") is printed at the end by tap_done.
+#
+# Environment (set by `make check`, guessed when a test is run by hand):
+#   BRIG           absolute path of the brig binary under test
+#   BRIG_SRCDIR    top of the source tree
+#   BRIG_BUILDDIR  top of the build tree
+#   TAP_TIMEOUT    seconds a run_cmd may take (default 60)
+
+export LC_ALL=C
+if [ -z "${BRIG_SRCDIR:-}" ]; then
+	BRIG_SRCDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+fi
+: "${BRIG_BUILDDIR:=$BRIG_SRCDIR}"
+: "${BRIG:=$BRIG_BUILDDIR/brig}"
+export BRIG BRIG_SRCDIR BRIG_BUILDDIR
+
+_tap_n=0
+_tap_state=$(mktemp -d "${TMPDIR:-/tmp}/brig-tap.XXXXXX") || {
+	echo "Bail out! cannot create a temporary directory"
+	exit 1
+}
+trap 'rm -rf "$_tap_state"' EXIT
+
+# diag MSG...: a TAP comment line per line of MSG.
+diag() {
+	local line
+	while IFS= read -r line; do
+		printf '# %s\n' "$line"
+	done <<<"$*"
+}
+
+# skip_all REASON: the whole file is skipped (call before any tap_test).
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# ------------------------------------------------------------------ tests
+
+# tap_test NAME FUNC [ARGS...]: run FUNC ARGS in a subshell inside a fresh
+# directory $T and report one TAP line for it.
+tap_test() {
+	local name=$1 rc leaked
+	shift
+	_tap_n=$((_tap_n + 1))
+	T=$(mktemp -d "${TMPDIR:-/tmp}/brig-test.XXXXXX") || {
+		echo "not ok $_tap_n - $name"
+		diag "cannot create a temporary directory"
+		return
+	}
+	rm -f "$_tap_state/skip" "$_tap_state/cnf"
+	(
+		export T
+		_tap_failed=0
+		_tap_defers=()
+		trap '_tap_run_defers' EXIT
+		cd "$T" || exit 1
+		"$@" </dev/null
+		exit "$_tap_failed"
+	)
+	rc=$?
+	if [ -f "$_tap_state/cnf" ]; then
+		diag "$(cat "$_tap_state/cnf")"
+		rc=1
+	fi
+
+	# Nothing a test did may outlive it: no mount left under its directory.
+	leaked=$(_tap_mounts_under "$T")
+	if [ -n "$leaked" ]; then
+		diag "leaked mounts under $T:" "$leaked"
+		rc=1
+		_tap_umount_under "$T"
+	fi
+	rm -rf "$T" 2>/dev/null || {
+		diag "could not remove $T"
+		rc=1
+	}
+	unset T
+
+	if [ -f "$_tap_state/skip" ]; then
+		echo "ok $_tap_n - $name # SKIP $(cat "$_tap_state/skip")"
+	elif [ "$rc" -eq 0 ]; then
+		echo "ok $_tap_n - $name"
+	else
+		echo "not ok $_tap_n - $name"
+	fi
+}
+
+# tap_done: print the plan; the exit status is always 0 (failures are in
+# the "not ok" lines, a non-zero status would count them twice).
+tap_done() {
+	echo "1..$_tap_n"
+	exit 0
+}
+
+# skip REASON: end the current test as skipped.
+skip() {
+	printf '%s\n' "$*" >"$_tap_state/skip"
+	exit 0
+}
+
+require_root() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root"
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip "needs $c"
+	done
+}
+
+# A typo in a test is a failure, not a quiet pass.  (bash runs this handler
+# in a separate environment: it leaves its mark in a file.)
+command_not_found_handle() {
+	printf 'FAIL: command not found: %s\n' "$1" >>"$_tap_state/cnf"
+	printf '%s: command not found\n' "$1" >&2
+	return 127
+}
+
+# defer CMD [ARGS...]: run CMD when the current test ends (last in, first out).
+defer() {
+	local q
+	printf -v q '%q ' "$@"
+	_tap_defers+=("$q")
+}
+
+_tap_run_defers() {
+	local i
+	for ((i = ${#_tap_defers[@]} - 1; i >= 0; i--)); do
+		eval "${_tap_defers[i]}" >/dev/null 2>&1 || true
+	done
+}
+
+# Mount points at or below DIR, from /proc/self/mountinfo (field 5,
+# octal-escaped by the kernel).
+_tap_mounts_under() {
+	local dir
+	dir=$(realpath -m "$1")
+	[ -r /proc/self/mountinfo ] || return 0
+	awk -v d="$dir" '{
+		p = $5; gsub(/\\040/, " ", p)
+		if (p == d || index(p, d "/") == 1) print p
+	}' /proc/self/mountinfo
+}
+
+_tap_umount_under() {
+	local m
+	_tap_mounts_under "$1" | sort -r | while IFS= read -r m; do
+		umount -l "$m" 2>/dev/null
+	done
+}
+
+# ----------------------------------------------------------- running things
+
+# run_cmd CMD [ARGS...]: run CMD with stdin from /dev/null and set
+#   out, err   its stdout and stderr (trailing newlines removed)
+#   rc         its exit status (124 when it ran longer than TAP_TIMEOUT)
+#   out_file, err_file   the exact bytes, valid until the next run_cmd
+run_cmd() {
+	out_file=$_tap_state/out.$BASHPID
+	err_file=$_tap_state/err.$BASHPID
+	if [ "$(type -t "$1")" = function ]; then
+		"$@" </dev/null >"$out_file" 2>"$err_file"
+	else
+		timeout -k 5 "${TAP_TIMEOUT:-60}" "$@" </dev/null >"$out_file" 2>"$err_file"
+	fi
+	rc=$?
+	out=$(cat "$out_file")
+	err=$(cat "$err_file")
+	return 0
+}
+
+# brig ARGS...: run_cmd "$BRIG" ARGS...
+brig() {
+	run_cmd "$BRIG" "$@"
+}
+
+# nlines STRING: number of lines in STRING (0 for the empty string).
+nlines() {
+	if [ -z "$1" ]; then
+		echo 0
+	else
+		printf '%s\n' "$1" | wc -l
+	fi
+}
+
+# --------------------------------------------------------------- assertions
+# Each prints a diagnostic naming the caller's line and marks the test
+# failed; each returns 1 on failure so `assert_x || return` can stop early.
+
+fail() {
+	local i src='?' line='?'
+	# The innermost caller outside this library is the test's line.
+	for ((i = 1; i < ${#BASH_SOURCE[@]}; i++)); do
+		if [ "${BASH_SOURCE[i]}" != "${BASH_SOURCE[0]}" ]; then
+			src=${BASH_SOURCE[i]} line=${BASH_LINENO[i - 1]}
+			break
+		fi
+	done
+	_tap_failed=1
+	diag "FAIL at ${src##*/}:$line: $*"
+	return 1
+}
+
+# _show STRING: STRING quoted for a diagnostic ("..." when printable).
+_show() {
+	local s=$1 more=
+	if [ ${#s} -gt 2000 ]; then
+		more="...(${#s} bytes)"
+		s=${s:0:2000}
+	fi
+	if [[ "$s" == *[[:cntrl:]]* ]]; then
+		printf '%q%s' "$s" "$more"
+	else
+		printf '"%s"%s' "$s" "$more"
+	fi
+}
+
+assert_eq() { # ACTUAL EXPECTED [WHAT]
+	[ "$1" == "$2" ] && return 0
+	fail "${3:-value}: expected $(_show "$2"), got $(_show "$1")"
+}
+
+assert_ne() { # ACTUAL UNEXPECTED [WHAT]
+	[ "$1" != "$2" ] && return 0
+	fail "${3:-value}: expected anything but $(_show "$2")"
+}
+
+assert_contains() { # HAYSTACK NEEDLE [WHAT]
+	[[ "$1" == *"$2"* ]] && return 0
+	fail "${3:-value}: expected to contain $(_show "$2"), got $(_show "$1")"
+}
+
+assert_not_contains() { # HAYSTACK NEEDLE [WHAT]
+	[[ "$1" != *"$2"* ]] && return 0
+	fail "${3:-value}: expected not to contain $(_show "$2"), got $(_show "$1")"
+}
+
+assert_match() { # STRING ERE [WHAT]
+	[[ "$1" =~ $2 ]] && return 0
+	fail "${3:-value}: expected to match /$2/, got $(_show "$1")"
+}
+
+assert_rc() { # EXPECTED: the exit status of the last run_cmd
+	[ "$rc" -eq "$1" ] && return 0
+	fail "exit status: expected $1, got $rc" "(stdout: $(_show "$out"); stderr: $(_show "$err"))"
+}
+
+assert_lines() { # N STRING [WHAT]
+	local n
+	n=$(nlines "$2")
+	[ "$n" -eq "$1" ] && return 0
+	fail "${3:-value}: expected $1 line(s), got $n: $(_show "$2")"
+}
+
+# assert_err_line TEXT: stderr of the last run_cmd is exactly one line TEXT.
+assert_err_line() {
+	assert_eq "$err" "$1" "stderr"
+}
+
+assert_json() { # STRING [WHAT]: STRING is one valid JSON document
+	jq -e . >/dev/null 2>&1 <<<"$1" && return 0
+	fail "${2:-value}: not valid JSON: $(_show "$1")"
+}
+
+assert_file() { # PATH
+	[ -f "$1" ] && return 0
+	fail "expected a regular file $1"
+}
+
+assert_no_file() { # PATH
+	[ ! -e "$1" ] && [ ! -L "$1" ] && return 0
+	fail "expected $1 not to exist"
+}
+
+# assert_empty_dir DIR: DIR is absent or empty.
+assert_empty_dir() {
+	[ -e "$1" ] || return 0
+	if [ -d "$1" ] && [ -z "$(ls -A "$1")" ]; then
+		return 0
+	fi
+	fail "expected $1 to be empty or absent, it holds: $(cd "$1" 2>/dev/null && find . -mindepth 1 | head -20 | tr '\n' ' ')"
+}
+
+# assert CMD [ARGS...]: CMD succeeds.
+assert() {
+	"$@" && return 0
+	fail "command failed: $*"
+}

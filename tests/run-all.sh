@@ -1,0 +1,248 @@
+#!/bin/bash
+# Run every test layer of brig, from a fresh Debian 12 machine, as root:
+#
+#   sudo ./tests/run-all.sh
+#
+# 1. apt-get installs the build and test dependencies (SKIP_APT=1 skips it);
+# 2. builds brig twice out of tree: build-release/ (plain) and build-asan/
+#    (--enable-sanitizers: ASan + UBSan);
+# 3. runs `make check` in each: unit, integration and fuzz tests (the fuzzer
+#    for FUZZ_SECONDS=60 in the release build only: FUZZ_SECONDS=0 in asan);
+# 4. runs `make lint` (clang-format check + cppcheck);
+# 5. prints one result line per layer and the totals.
+#
+# Environment:
+#   SKIP_APT=1          do not run apt-get
+#   BRIG_TOTALS_FILE    also write "passed=N failed=N skipped=N" (one per
+#                       line) there, whatever happens
+#   FUZZ_SECONDS        fuzzing time of the release build (default 60)
+#   JOBS                parallel make jobs (default: number of CPUs)
+#   BRIG_DISTCLEAN=1    if the source tree is configured in-tree, run
+#                       `make distclean` there first (otherwise: refuse)
+#
+# Exit status: 0 when every layer passed, 1 otherwise.  Logs stay in
+# build-*/{configure,make,check,lint}.log and build-*/test-suite.log.
+
+set -uo pipefail
+
+APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
+	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
+	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format valgrind"
+
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
+FUZZ_SECONDS_RELEASE=${FUZZ_SECONDS:-60}
+START=$(date +%s)
+
+PASSED=0 FAILED=0 SKIPPED=0
+RESULTS=()    # one printable line per layer
+ANY_FAILED=0
+
+say() { printf 'run-all: %s\n' "$*"; }
+
+write_totals() {
+	[ -n "${BRIG_TOTALS_FILE:-}" ] || return 0
+	printf 'passed=%d\nfailed=%d\nskipped=%d\n' "$PASSED" "$FAILED" "$SKIPPED" >"$BRIG_TOTALS_FILE"
+}
+
+# record BUILD LAYER STATUS PASSED FAILED SKIPPED [NOTE]
+record() {
+	local build=$1 layer=$2 status=$3 p=$4 f=$5 s=$6 note=${7:-}
+	PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
+	[ "$status" = FAIL ] && ANY_FAILED=1
+	RESULTS+=("$(printf '%-8s %-12s %-4s  %4d passed, %d failed, %d skipped%s' \
+		"$build" "$layer" "$status" "$p" "$f" "$s" "${note:+  ($note)}")")
+}
+
+print_results() {
+	local line
+	echo
+	echo "== brig test layers =="
+	for line in "${RESULTS[@]}"; do
+		echo "$line"
+	done
+}
+
+# A step that fails before any test could run counts as one failure.
+die() {
+	say "ERROR: $*" >&2
+	record "-" setup FAIL 0 1 0 "$*"
+	print_results
+	finish
+}
+
+finish() {
+	write_totals
+	say "$PASSED passed, $FAILED failed, $SKIPPED skipped in $(($(date +%s) - START))s"
+	[ "$ANY_FAILED" -eq 0 ] && [ "$FAILED" -eq 0 ] && exit 0
+	exit 1
+}
+
+# show_tail FILE [N]: the end of a log, indented, after a failure.
+show_tail() {
+	echo "---- last lines of $1"
+	tail -n "${2:-30}" "$1" | sed 's/^/    /'
+	echo "----"
+}
+
+# show_errors FILE: the compiler's and make's error lines of a build log
+# (the end of the log when there are none).
+show_errors() {
+	if grep -qE 'error|undefined reference|\*\*\*' "$1"; then
+		echo "---- errors in $1"
+		grep -E 'error|undefined reference|\*\*\*' "$1" | head -40 | sed 's/^/    /'
+		echo "----"
+	else
+		show_tail "$1"
+	fi
+}
+
+# ------------------------------------------------------------------ setup
+
+install_deps() {
+	local log
+	if [ "${SKIP_APT:-0}" = 1 ]; then
+		say "SKIP_APT=1: not installing packages"
+		return 0
+	fi
+	[ "$(id -u)" -eq 0 ] || die "apt-get needs root: run with sudo, or SKIP_APT=1 with the packages installed"
+	command -v apt-get >/dev/null || die "no apt-get: install by hand: $(echo $APT_PACKAGES)"
+	log=$(mktemp)
+	say "apt-get: installing $(echo "$APT_PACKAGES" | wc -w) packages (quietly)"
+	# shellcheck disable=SC2086
+	if ! { DEBIAN_FRONTEND=noninteractive apt-get -qq update &&
+		DEBIAN_FRONTEND=noninteractive apt-get -qq install -y --no-install-recommends \
+			$APT_PACKAGES; } >"$log" 2>&1; then
+		show_tail "$log" 40
+		rm -f "$log"
+		die "apt-get failed"
+	fi
+	rm -f "$log"
+}
+
+prepare_tree() {
+	local tool
+	for tool in autoreconf make cc pkg-config jq; do
+		command -v "$tool" >/dev/null || die "missing $tool (install the packages, or drop SKIP_APT)"
+	done
+	cd "$SRC" || die "cannot enter $SRC"
+	# Autotools VPATH builds refuse a source tree configured in-tree.
+	if [ -f config.status ]; then
+		if [ "${BRIG_DISTCLEAN:-0}" = 1 ]; then
+			say "source tree is configured in-tree: make distclean (BRIG_DISTCLEAN=1)"
+			make distclean >/dev/null 2>&1 || rm -f config.status
+		else
+			die "$SRC is configured in-tree; out-of-tree builds need it clean: run 'make distclean' there (or set BRIG_DISTCLEAN=1)"
+		fi
+	fi
+	if [ ! -x configure ] || [ ! -f Makefile.in ] || [ ! -f build-aux/tap-driver.sh ] ||
+		[ configure.ac -nt configure ] || [ Makefile.am -nt Makefile.in ]; then
+		say "autogen.sh"
+		./autogen.sh >autogen.log 2>&1 || {
+			show_tail autogen.log
+			die "autogen.sh failed"
+		}
+		rm -f autogen.log
+	fi
+}
+
+# ------------------------------------------------------------------ layers
+
+# count_layers BUILD DIR: one result per tests/<layer>/, from the .trs files
+# (automake writes one ":test-result: X" line per test case).
+count_layers() {
+	local build=$1 dir=$2 layer p f s files status note
+	local layers
+	layers=$(cd "$dir" && find tests -name '*.trs' 2>/dev/null | cut -d/ -f2 | sort -u)
+	if [ -z "$layers" ]; then
+		record "$build" tests FAIL 0 1 0 "no test results: see $dir/check.log"
+		return
+	fi
+	for layer in $layers; do
+		read -r p f s files < <(cd "$dir" && find "tests/$layer" -name '*.trs' -print0 |
+			xargs -0 awk '
+				FNR == 1 { files++ }
+				/^:test-result: (PASS|XFAIL)/ { p++ }
+				/^:test-result: (FAIL|XPASS|ERROR)/ { f++ }
+				/^:test-result: SKIP/ { s++ }
+				END { printf "%d %d %d %d\n", p, f, s, files }')
+		status=PASS
+		[ "$p" -eq 0 ] && [ "$f" -eq 0 ] && status=SKIP
+		[ "$f" -eq 0 ] || status=FAIL
+		note="$files file(s)"
+		record "$build" "$layer" "$status" "$p" "$f" "$s" "$note"
+	done
+}
+
+# build NAME FUZZ_SECONDS [CONFIGURE-ARGS...]
+build_and_check() {
+	local name=$1 fuzz=$2 dir="$SRC/build-$1" t0 rc failed_before
+	shift 2
+	t0=$(date +%s)
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cd "$dir" || die "cannot enter $dir"
+
+	say "[$name] configure $*"
+	if ! ../configure "$@" >configure.log 2>&1; then
+		show_tail configure.log
+		record "$name" build FAIL 0 1 0 "configure failed: $dir/configure.log"
+		return
+	fi
+	say "[$name] make -j$JOBS"
+	if ! make -j"$JOBS" >make.log 2>&1; then
+		show_errors make.log
+		record "$name" build FAIL 0 1 0 "make failed: $dir/make.log"
+		return
+	fi
+	record "$name" build PASS 1 0 0
+
+	say "[$name] make check (FUZZ_SECONDS=$fuzz)"
+	FUZZ_SECONDS=$fuzz \
+		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
+		make -j"$JOBS" check >check.log 2>&1
+	rc=$?
+	failed_before=$FAILED
+	count_layers "$name" "$dir"
+	if [ "$rc" -ne 0 ]; then
+		# The names of what failed, then where the details are.
+		grep -E '^(FAIL|XPASS|ERROR): ' check.log | sed 's/^/    /' | head -50
+		if [ -f test-suite.log ]; then
+			say "[$name] details: $dir/test-suite.log"
+		else
+			show_tail check.log
+		fi
+		# make check can fail with every .trs green (e.g. a test program
+		# that does not build): that is a failure too.
+		if [ "$FAILED" -eq "$failed_before" ]; then
+			record "$name" check FAIL 0 1 0 "make check exited $rc: $dir/check.log"
+		fi
+	fi
+	say "[$name] done in $(($(date +%s) - t0))s"
+}
+
+run_lint() {
+	local dir="$SRC/build-release"
+	say "[lint] make lint"
+	if [ ! -f "$dir/Makefile" ]; then
+		record lint lint FAIL 0 1 0 "no configured build-release"
+		return
+	fi
+	if make -C "$dir" lint >"$dir/lint.log" 2>&1; then
+		record lint lint PASS 1 0 0 "clang-format + cppcheck"
+	else
+		show_tail "$dir/lint.log"
+		record lint lint FAIL 0 1 0 "$dir/lint.log"
+	fi
+}
+
+# ------------------------------------------------------------------ main
+
+trap 'write_totals' EXIT
+install_deps
+prepare_tree
+build_and_check release "$FUZZ_SECONDS_RELEASE"
+build_and_check asan 0 --enable-sanitizers
+run_lint
+print_results
+finish
