@@ -14,6 +14,8 @@
 #include <seccomp.h>
 #endif
 
+#include "linux/mounts.h"
+#include "spec/spec.h"
 #include "util/jsonw.h"
 
 static void write_capabilities(struct brig_jsonw *w)
@@ -47,8 +49,13 @@ static void write_linux(struct brig_jsonw *w)
 {
 	brig_jsonw_key(w, "linux");
 	brig_jsonw_object_begin(w);
-	/* no namespace is set up until containers run */
-	brig_jsonw_kv_strings(w, "namespaces", NULL, 0);
+	/* user namespaces arrive with id mappings */
+	brig_jsonw_key(w, "namespaces");
+	brig_jsonw_array_begin(w);
+	for (int t = 0; t < BRIG_NS_N_TYPES; t++)
+		if (t != BRIG_NS_USER)
+			brig_jsonw_string(w, brig_ns_type_name(t));
+	brig_jsonw_array_end(w);
 	write_capabilities(w);
 	brig_jsonw_key(w, "cgroup");
 	brig_jsonw_object_begin(w);
@@ -106,9 +113,16 @@ char *brig_features_json(void)
 	brig_jsonw_object_begin(&w);
 	brig_jsonw_kv_string(&w, "ociVersionMin", BRIG_SPEC_VERSION_MIN);
 	brig_jsonw_kv_string(&w, "ociVersionMax", BRIG_SPEC_VERSION);
-	/* hooks and mount options are listed once containers run */
+	/* hooks are refused until they are implemented */
 	brig_jsonw_kv_strings(&w, "hooks", NULL, 0);
-	brig_jsonw_kv_strings(&w, "mountOptions", NULL, 0);
+	brig_jsonw_key(&w, "mountOptions");
+	brig_jsonw_array_begin(&w);
+	for (size_t i = 0; brig_mount_option_names[i]; i++)
+		/* idmapped mounts arrive with user namespaces */
+		if (strcmp(brig_mount_option_names[i], "idmap") &&
+		    strcmp(brig_mount_option_names[i], "ridmap"))
+			brig_jsonw_string(&w, brig_mount_option_names[i]);
+	brig_jsonw_array_end(&w);
 	write_linux(&w);
 	write_annotations(&w);
 	brig_jsonw_object_end(&w);

@@ -119,7 +119,7 @@ static int check_arg_count(const struct brig_command *c, int n, struct brig_erro
 	return 0;
 }
 
-static int run_main(int argc, char **argv, struct brig_error *err)
+static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 {
 	struct brig_context ctx = { .root = default_root(), .rootless = "auto" };
 	struct brig_args g = { 0 }, a = { 0 };
@@ -189,6 +189,7 @@ static int run_main(int argc, char **argv, struct brig_error *err)
 	if (check_arg_count(cmd, a.n_pos, err) < 0)
 		goto out;
 	r = cmd->run(&ctx, &a, err);
+	*status = ctx.exit_status;
 out:
 	brig_args_release(&g);
 	brig_args_release(&a);
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
 	struct brig_error err = BRIG_ERROR_INIT;
 	int status = 0;
 
-	if (run_main(argc, argv, &err) < 0) {
+	if (run_main(argc, argv, &status, &err) < 0) {
 		brig_log_report(err.msg);
 		status = err.status ? err.status : 1;
 	}

@@ -24,6 +24,7 @@ struct brig_context {
 	bool debug;
 	bool systemd_cgroup;
 	const char *rootless;           /* "auto", "true" or "false" */
+	int exit_status;                /* what brig exits with on success (run) */
 };
 
 struct brig_command {
@@ -40,6 +41,9 @@ struct brig_command {
 };
 
 #define BRIG_OPTIONS(table) .options = (table), .n_options = ARRAY_SIZE(table)
+
+/* --preserve-fds N (create, run, exec). */
+int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_error *err);
 
 /* For subcommands whose behaviour has not landed yet. */
 int brig_cmd_not_implemented(const char *name, struct brig_error *err);

@@ -2,7 +2,9 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
-#include "bundle.h"
+#include <stdlib.h>
+
+#include "container.h"
 #include "util/error.h"
 #include "util/id.h"
 
@@ -25,19 +27,38 @@ static const struct brig_option options[] = {
 			     "$LISTEN_FDS + N in total)", "0" },
 };
 
+/* --preserve-fds N: a count of fds, as runc takes it. */
+int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_error *err)
+{
+	char *end;
+	unsigned long n;
+
+	*out = 0;
+	if (!s)
+		return 0;
+	n = strtoul(s, &end, 10);
+	if (!*s || *end || s[0] == '-' || n > 65536)
+		return brig_error_usage(err, "invalid --preserve-fds \"%s\": expected a count of fds",
+					s);
+	*out = (unsigned int)n;
+	return 0;
+}
+
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
 {
-	struct brig_bundle b = BRIG_BUNDLE_INIT;
-	int r = -1;
+	struct brig_create_opts o = {
+		.id = a->pos[0],
+		.bundle = a->vals[O_BUNDLE].str,
+		.pid_file = a->vals[O_PID_FILE].str,
+		.console_socket = a->vals[O_CONSOLE_SOCKET].str,
+		.no_pivot = a->vals[O_NO_PIVOT].b,
+		.no_new_keyring = a->vals[O_NO_NEW_KEYRING].b,
+	};
 
-	if (brig_id_validate(a->pos[0], err) < 0)
+	if (brig_id_validate(o.id, err) < 0 ||
+	    brig_cmd_parse_preserve_fds(a->vals[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
 		return -1;
-	if (brig_bundle_load(&b, a->vals[O_BUNDLE].str, err) < 0)
-		goto out;
-	r = brig_cmd_not_implemented("create", err);
-out:
-	brig_bundle_release(&b);
-	return r;
+	return brig_container_create(ctx, &o, NULL, err);
 }
 
 const struct brig_command brig_cmd_create = {

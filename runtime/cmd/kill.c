@@ -2,6 +2,11 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
+#include <signal.h>
+
+#include "container.h"
+#include "util/error.h"
+
 enum { O_ALL };
 
 static const struct brig_option options[] = {
@@ -11,14 +16,19 @@ static const struct brig_option options[] = {
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
 {
-	return brig_cmd_not_implemented("kill", err);
+	const char *name = a->n_pos > 1 ? a->pos[1] : "TERM";
+	int sig = brig_signal_parse(name);
+
+	if (sig <= 0)
+		return brig_error_usage(err, "unknown signal \"%s\"", name);
+	return brig_container_kill(ctx, a->pos[0], sig, a->vals[O_ALL].b, err);
 }
 
 const struct brig_command brig_cmd_kill = {
 	.name = "kill",
 	.args_usage = "<container-id> [signal]",
 	.summary = "kill sends the specified signal (default: SIGTERM) to the container's init process",
-	.description = "   Send a signal, by name (KILL, SIGKILL) or number, to the container's init\\n   process, or with --all to every process of the container.",
+	.description = "   Send a signal, by name (KILL, SIGKILL) or number, to the container's init\n   process, or with --all to every process of the container.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

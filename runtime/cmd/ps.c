@@ -18,7 +18,7 @@ const struct brig_command brig_cmd_ps = {
 	.name = "ps",
 	.args_usage = "<container-id> [ps options]",
 	.summary = "ps displays the processes running inside a container",
-	.description = "   List the processes of the container; --format json prints a JSON array\\n   of pids, the rest is passed to ps(1).",
+	.description = "   List the processes of the container; --format json prints a JSON array\n   of pids, the rest is passed to ps(1).",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_STOP,
 	.min_args = 1,

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
-#include "bundle.h"
+#include "container.h"
 #include "util/error.h"
 #include "util/id.h"
 
@@ -44,17 +44,23 @@ static const struct brig_option options[] = {
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
 {
-	struct brig_bundle b = BRIG_BUNDLE_INIT;
-	int r = -1;
+	struct brig_create_opts o = {
+		.id = a->pos[0],
+		.bundle = a->vals[O_BUNDLE].str,
+		.pid_file = a->vals[O_PID_FILE].str,
+		.console_socket = a->vals[O_CONSOLE_SOCKET].str,
+		.no_pivot = a->vals[O_NO_PIVOT].b,
+		.no_new_keyring = a->vals[O_NO_NEW_KEYRING].b,
+		.run = true,
+		.detach = a->vals[O_DETACH].b,
+		.keep = a->vals[O_KEEP].b,
+		.no_subreaper = a->vals[O_NO_SUBREAPER].b,
+	};
 
-	if (brig_id_validate(a->pos[0], err) < 0)
+	if (brig_id_validate(o.id, err) < 0 ||
+	    brig_cmd_parse_preserve_fds(a->vals[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
 		return -1;
-	if (brig_bundle_load(&b, a->vals[O_BUNDLE].str, err) < 0)
-		goto out;
-	r = brig_cmd_not_implemented("run", err);
-out:
-	brig_bundle_release(&b);
-	return r;
+	return brig_container_create(ctx, &o, &ctx->exit_status, err);
 }
 
 const struct brig_command brig_cmd_run = {

@@ -2,16 +2,18 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
+#include "container.h"
+
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
 {
-	return brig_cmd_not_implemented("start", err);
+	return brig_container_start(ctx, a->pos[0], err);
 }
 
 const struct brig_command brig_cmd_start = {
 	.name = "start",
 	.args_usage = "<container-id>",
 	.summary = "executes the user defined process in a created container",
-	.description = "   Release the process of a created container: it executes the user\\n   process of config.json.",
+	.description = "   Release the process of a created container: it executes the user\n   process of config.json.",
 
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "container.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "cmd/cmd.h"
+#include "init.h"
+#include "linux/namespaces.h"
+#include "linux/process.h"
+#include "linux/syscalls.h"
+#include "spec/spec.h"
+#include "state.h"
+#include "sync.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/log.h"
+#include "util/proc.h"
+
+#define EXEC_FIFO "exec.fifo"
+#define KILL_WAIT_MS 10000
+
+/*
+ * What the config asks for that this version of brig cannot honour yet.
+ * Running without a requested confinement would be worse than refusing.
+ */
+static int check_supported(const struct brig_config *cfg, struct brig_error *err)
+{
+	const struct brig_linux *lx = cfg->linux;
+	const struct brig_process *p = cfg->process;
+
+	if (p->terminal)
+		return brig_error_set(err, "config.json: process.terminal: terminals are not "
+					   "implemented yet");
+	for (int s = 0; s < BRIG_HOOK_N_STAGES; s++)
+		if (cfg->hooks.n[s])
+			return brig_error_set(err, "config.json: hooks.%s: hooks are not implemented "
+						   "yet", brig_hook_stage_name(s));
+	if ((p->apparmor_profile && *p->apparmor_profile) ||
+	    (p->selinux_label && *p->selinux_label))
+		return brig_error_set(err, "config.json: process: LSM labels are not implemented yet");
+	if (!lx)
+		return 0;
+	if (lx->seccomp)
+		return brig_error_set(err, "config.json: linux.seccomp: seccomp is not implemented yet");
+	if (lx->mount_label && *lx->mount_label)
+		return brig_error_set(err, "config.json: linux.mountLabel: LSM labels are not "
+					   "implemented yet");
+	if (lx->intel_rdt)
+		return brig_error_set(err, "config.json: linux.intelRdt: not supported");
+	if (lx->memory_policy)
+		return brig_error_set(err, "config.json: linux.memoryPolicy: not implemented yet");
+	if (lx->n_net_devices)
+		return brig_error_set(err, "config.json: linux.netDevices: not implemented yet");
+	if (lx->resources) {
+		const struct brig_resources *r = lx->resources;
+
+		/* the device rules are what brig enforces by construction: only
+		 * the default nodes and linux.devices exist in /dev */
+		if (r->memory || r->cpu || r->has_pids || r->block_io || r->n_hugepage_limits ||
+		    r->network || r->n_rdma || r->n_unified)
+			return brig_error_set(err, "config.json: linux.resources: cgroup limits are "
+						   "not implemented yet");
+	}
+	return 0;
+}
+
+static char *rootfs_path(const struct brig_bundle *b, struct brig_error *err)
+{
+	const char *root = b->config->root->path;
+	_cleanup_free_ char *joined = NULL;
+	char *abs;
+	struct stat st;
+
+	joined = root[0] == '/' ? brig_xstrdup(root) : brig_xasprintf("%s/%s", b->path, root);
+	abs = realpath(joined, NULL);
+	if (!abs || stat(abs, &st) < 0) {
+		brig_error_setp(err, errno, "rootfs \"%s\"", joined);
+		free(abs);
+		return NULL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		free(abs);
+		brig_error_set(err, "rootfs \"%s\": not a directory", joined);
+		return NULL;
+	}
+	return abs;
+}
+
+static int write_pid_file(const char *path, pid_t pid, struct brig_error *err)
+{
+	char buf[32];
+	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
+
+	if (brig_write_file_atomic(AT_FDCWD, path, buf, (size_t)n, 0644, err) < 0)
+		return brig_error_wrap(err, "pid file");
+	return 0;
+}
+
+/* Signals a foreground `run` passes on to the container. */
+static void forwarded_signals(sigset_t *set)
+{
+	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
+				    SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGPWR, SIGVTALRM,
+				    SIGPROF, SIGXCPU, SIGXFSZ, SIGIO };
+
+	sigemptyset(set);
+	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
+		sigaddset(set, sigs[i]);
+}
+
+/* Wait for the init (our child) and forward signals; 128+N for signal N. */
+static int wait_foreground(int pidfd, pid_t pid, const sigset_t *fwd, int *status,
+			   struct brig_error *err)
+{
+	_cleanup_close_ int sfd = signalfd(-1, fwd, SFD_CLOEXEC);
+	struct pollfd pfd[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+	siginfo_t si;
+
+	if (sfd < 0)
+		return brig_error_setp(err, errno, "signalfd");
+	for (;;) {
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return brig_error_setp(err, errno, "poll");
+		}
+		if (pfd[1].revents & POLLIN) {
+			struct signalfd_siginfo ssi;
+
+			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi))
+				pidfd_send_signal(pidfd, (int)ssi.ssi_signo, NULL, 0);
+		}
+		if (pfd[0].revents & POLLIN)
+			break;
+	}
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
+		return brig_error_setp(err, errno, "wait for the container");
+	*status = si.si_code == CLD_EXITED ? si.si_status : 128 + si.si_status;
+	/* as a subreaper we inherited the container's orphans (when it has
+	 * no pid namespace of its own): reap what has exited */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	(void)pid;
+	return 0;
+}
+
+struct create_job {
+	struct brig_bundle bundle;
+	struct brig_ns_plan ns;
+	struct brig_process_plan plan;
+	struct brig_store store;
+	struct brig_entry entry;
+	char *rootfs;
+	int fifo;
+	int sock[2];
+	int pidfd;
+	pid_t pid;
+	bool claimed;
+};
+
+static void job_release(struct create_job *j)
+{
+	brig_bundle_release(&j->bundle);
+	brig_ns_plan_release(&j->ns);
+	brig_process_plan_release(&j->plan);
+	brig_entry_release(&j->entry);
+	brig_store_close(&j->store);
+	free(j->rootfs);
+	for (int i = 0; i < 2; i++)
+		if (j->sock[i] >= 0)
+			close(j->sock[i]);
+	if (j->fifo >= 0)
+		close(j->fifo);
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+}
+
+/* Undo a create that failed after the claim: no process, no state dir. */
+static void job_abort(struct create_job *j)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+
+	if (j->pid > 0) {
+		pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0);
+		waitpid(j->pid, NULL, 0);
+	}
+	if (j->claimed)
+		brig_entry_remove(&j->entry, &ignored);
+	brig_error_release(&ignored);
+}
+
+static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
+		      const sigset_t *saved_mask, struct brig_error *err)
+{
+	struct brig_init_args args = {
+		.cfg = j->bundle.config,
+		.ns = &j->ns,
+		.plan = &j->plan,
+		.id = o->id,
+		.bundle = j->bundle.path,
+		.rootfs = j->rootfs,
+		.fifo_fd = j->fifo,
+		.preserve_fds = o->preserve_fds,
+		.no_pivot = o->no_pivot,
+		.no_new_keyring = o->no_new_keyring,
+		.saved_mask = *saved_mask,
+	};
+	struct clone_args ca = {
+		.flags = j->ns.clone_flags | CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)&j->pidfd,
+		.exit_signal = SIGCHLD,
+	};
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->sock) < 0)
+		return brig_error_setp(err, errno, "socketpair");
+	/* born non-dumpable: no process in the container can open
+	 * /proc/<init>/exe, brig's own binary, before execve replaces it
+	 * (CVE-2019-5736); execve makes the container's process dumpable */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
+	if (brig_ns_enter_parent(&j->ns, j->bundle.config->linux, err) < 0)
+		return -1;
+	j->pid = brig_clone3(&ca);
+	if (j->pid < 0)
+		return brig_error_setp(err, errno, "clone3");
+	if (j->pid == 0) {
+		/* the init must not keep the state directory's lock (flock
+		 * belongs to the open file, which it shares until execve) */
+		close(j->entry.dirfd);
+		close(j->store.rootfd);
+		close(j->sock[0]);
+		args.sync_fd = j->sock[1];
+		brig_init_main(&args);
+	}
+	close(j->sock[1]);
+	j->sock[1] = -1;
+	if (j->fifo >= 0) {
+		close(j->fifo);
+		j->fifo = -1;
+	}
+	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
+	    brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err) < 0)
+		return -1;
+	return 0;
+}
+
+static int record_state(struct create_job *j, const struct brig_create_opts *o,
+			enum brig_status status, struct brig_error *err)
+{
+	const struct brig_config *cfg = j->bundle.config;
+	struct brig_state *s = brig_state_new();
+	char now[64];
+	int r;
+
+	brig_log_time_rfc3339(now, sizeof(now));
+	s->oci_version = cfg->oci_version;
+	s->id = o->id;
+	s->status = status;
+	s->pid = j->pid;
+	if (brig_proc_stat(j->pid, NULL, &s->pid_start) < 0) {
+		brig_state_free(s);
+		return brig_error_setp(err, errno, "read the start time of the container init");
+	}
+	s->bundle = j->bundle.path;
+	s->rootfs = j->rootfs;
+	s->created = now;
+	s->owner = geteuid();
+	s->own_pidns = j->ns.is_new[BRIG_NS_PID];
+	s->annotations = cfg->annotations;
+	s->n_annotations = cfg->n_annotations;
+	r = brig_entry_save(&j->entry, s, err);
+	brig_state_free(s);
+	return r;
+}
+
+int brig_container_create(const struct brig_context *ctx, const struct brig_create_opts *o,
+			  int *status, struct brig_error *err)
+{
+	struct create_job j = { .bundle = BRIG_BUNDLE_INIT, .entry = BRIG_ENTRY_INIT,
+				.fifo = -1, .sock = { -1, -1 }, .pidfd = -1 };
+	bool foreground = o->run && !o->detach;
+	sigset_t fwd, saved;
+	int r = -1;
+
+	j.store.rootfd = -1;
+	sigemptyset(&saved);
+	/* $LISTEN_FDS counts only when meant for brig itself (systemd's rule) */
+	brig_listen_fds();
+	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0 ||
+	    check_supported(j.bundle.config, err) < 0)
+		goto out;
+	if (o->console_socket)
+		brig_debug("--console-socket ignored: process.terminal is false");
+	j.rootfs = rootfs_path(&j.bundle, err);
+	if (!j.rootfs || brig_ns_plan_build(j.bundle.config, &j.ns, err) < 0 ||
+	    brig_process_prepare(j.bundle.config->process,
+				 j.bundle.config->linux && j.bundle.config->linux->personality
+					 ? j.bundle.config->linux->personality->domain
+					 : NULL,
+				 &j.plan, err) < 0)
+		goto out;
+	if (brig_store_open(&j.store, ctx->root, true, err) < 0 ||
+	    brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
+		goto out;
+	j.claimed = true;
+	if (!o->run) {
+		if (mkfifoat(j.entry.dirfd, EXEC_FIFO, 0600) < 0) {
+			brig_error_setp(err, errno, "mkfifo \"%s\"", EXEC_FIFO);
+			goto fail;
+		}
+		j.fifo = openat(j.entry.dirfd, EXEC_FIFO, O_RDWR | O_CLOEXEC);
+		if (j.fifo < 0) {
+			brig_error_setp(err, errno, "open \"%s\"", EXEC_FIFO);
+			goto fail;
+		}
+	}
+	forwarded_signals(&fwd);
+	if (foreground) {
+		if (!o->no_subreaper)
+			prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+		sigprocmask(SIG_BLOCK, &fwd, &saved);
+	} else {
+		sigprocmask(SIG_BLOCK, NULL, &saved);
+	}
+	if (spawn_init(&j, o, &saved, err) < 0)
+		goto fail;
+	if (record_state(&j, o, o->run ? BRIG_STATUS_RUNNING : BRIG_STATUS_CREATED, err) < 0 ||
+	    (o->pid_file && write_pid_file(o->pid_file, j.pid, err) < 0))
+		goto fail;
+	if (o->run && brig_sync_send(j.sock[0], BRIG_SYNC_GO, NULL, err) < 0)
+		goto fail;
+	/* from here on the container lives on its own: let others at it */
+	brig_entry_release(&j.entry);
+	if (!foreground) {
+		r = 0;
+		goto out;
+	}
+	if (wait_foreground(j.pidfd, j.pid, &fwd, status, err) < 0)
+		goto out;
+	r = o->keep ? 0 : brig_container_delete(ctx, o->id, true, err);
+	goto out;
+fail:
+	job_abort(&j);
+out:
+	job_release(&j);
+	return r;
+}
+
+/* A pidfd for the recorded init, or -1 with ESRCH when it is gone (or the
+ * pid now names another process). */
+static int open_init(const struct brig_state *s)
+{
+	uint64_t start = 0;
+	int fd;
+
+	if (s->pid <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	fd = pidfd_open(s->pid, 0);
+	if (fd < 0)
+		return -1;
+	/* checked after opening: the pidfd now pins this very process */
+	if (brig_proc_stat(s->pid, NULL, &start) < 0 || start != s->pid_start) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	return fd;
+}
+
+int brig_container_start(const struct brig_context *ctx, const char *id,
+			 struct brig_error *err)
+{
+	struct brig_store st;
+	struct brig_entry e = BRIG_ENTRY_INIT;
+	struct brig_state *s = NULL;
+	_cleanup_close_ int fifo = -1;
+	enum brig_status status;
+	int r = -1;
+
+	if (brig_store_open(&st, ctx->root, false, err) < 0)
+		return -1;
+	if (brig_store_lookup(&st, id, BRIG_LOCK_EXCLUSIVE, &e, err) < 0 ||
+	    brig_entry_load(&e, &s, err) < 0)
+		goto out;
+	status = brig_state_status(s);
+	switch (status) {
+	case BRIG_STATUS_CREATED:
+		break;
+	case BRIG_STATUS_STOPPED:
+		brig_error_set(err, "cannot start a container that has stopped");
+		goto out;
+	case BRIG_STATUS_RUNNING:
+		brig_error_set(err, "cannot start an already running container");
+		goto out;
+	default:
+		brig_error_set(err, "cannot start a container in the %s state",
+			       brig_status_name(status));
+		goto out;
+	}
+	fifo = openat(e.dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fifo < 0 || write(fifo, "0", 1) != 1) {
+		brig_error_setp(err, errno == ENXIO ? ESRCH : errno, "start container \"%s\"", id);
+		goto out;
+	}
+	unlinkat(e.dirfd, EXEC_FIFO, 0);
+	s->status = BRIG_STATUS_RUNNING;
+	r = brig_entry_save(&e, s, err);
+out:
+	brig_state_free(s);
+	brig_entry_release(&e);
+	brig_store_close(&st);
+	return r;
+}
+
+/* Every process in the pid namespace of the init (itself included). */
+static int signal_pidns(const struct brig_state *s, int sig, struct brig_error *err)
+{
+	_cleanup_closedir_ DIR *d = opendir("/proc");
+	char path[300];
+	struct stat ns, other;
+	struct dirent *de;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)s->pid);
+	if (!d || stat(path, &ns) < 0)
+		return brig_error_setp(err, errno, "list the container's processes");
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/ns/pid", de->d_name);
+		if (stat(path, &other) < 0 || other.st_ino != ns.st_ino || other.st_dev != ns.st_dev)
+			continue;
+		fd = pidfd_open(atoi(de->d_name), 0);
+		if (fd >= 0) {
+			pidfd_send_signal(fd, sig, NULL, 0);
+			close(fd);
+		}
+	}
+	return 0;
+}
+
+int brig_container_kill(const struct brig_context *ctx, const char *id, int sig, bool all,
+			struct brig_error *err)
+{
+	struct brig_store st;
+	struct brig_entry e = BRIG_ENTRY_INIT;
+	struct brig_state *s = NULL;
+	_cleanup_close_ int pidfd = -1;
+	int r = -1;
+
+	if (brig_store_open(&st, ctx->root, false, err) < 0)
+		return -1;
+	if (brig_store_lookup(&st, id, BRIG_LOCK_SHARED, &e, err) < 0 ||
+	    brig_entry_load(&e, &s, err) < 0)
+		goto out;
+	if (brig_state_status(s) == BRIG_STATUS_STOPPED || (pidfd = open_init(s)) < 0) {
+		/* containerd's shim matches this text */
+		brig_error_set(err, "container not running");
+		goto out;
+	}
+	if (all && s->own_pidns)
+		r = signal_pidns(s, sig, err);
+	else if (pidfd_send_signal(pidfd, sig, NULL, 0) < 0)
+		r = brig_error_setp(err, errno, "kill container \"%s\"", id);
+	else
+		r = 0;
+	if (all && !s->own_pidns)
+		brig_warn("kill --all: the container shares a pid namespace; only its init was "
+			  "signalled");
+out:
+	brig_state_free(s);
+	brig_entry_release(&e);
+	brig_store_close(&st);
+	return r;
+}
+
+/* SIGKILL the init and wait (bounded) until it is gone. */
+static int kill_and_wait(int pidfd, struct brig_error *err)
+{
+	struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+	int n;
+
+	if (pidfd_send_signal(pidfd, SIGKILL, NULL, 0) < 0 && errno != ESRCH)
+		return brig_error_setp(err, errno, "kill the container");
+	do
+		n = poll(&pfd, 1, KILL_WAIT_MS);
+	while (n < 0 && errno == EINTR);
+	if (n == 0)
+		return brig_error_set(err, "the container did not die within %d s of SIGKILL",
+				      KILL_WAIT_MS / 1000);
+	return 0;
+}
+
+int brig_container_delete(const struct brig_context *ctx, const char *id, bool force,
+			  struct brig_error *err)
+{
+	struct brig_store st;
+	struct brig_entry e = BRIG_ENTRY_INIT;
+	struct brig_state *s = NULL;
+	enum brig_status status;
+	int r = -1;
+
+	if (brig_store_open(&st, ctx->root, false, err) < 0)
+		return -1;
+	/* A create that died half-way leaves a directory without state: it
+	 * is removed here, and with --force a missing container is no error
+	 * (runc's behaviour, which engines rely on). */
+	if (brig_store_lookup(&st, id, BRIG_LOCK_EXCLUSIVE_ANY, &e, err) < 0) {
+		if (force && err->errnum == ENOENT) {
+			brig_error_release(err);
+			r = 0;
+		}
+		goto out;
+	}
+	if (brig_entry_load(&e, &s, err) < 0) {
+		if (err->errnum != ENOENT)
+			goto out;
+		brig_error_release(err);
+		r = brig_entry_remove(&e, err);
+		if (r == 0 && !force)
+			r = brig_error_set(err, "container \"%s\" does not exist", id);
+		goto out;
+	}
+	status = brig_state_status(s);
+	if (status != BRIG_STATUS_STOPPED) {
+		_cleanup_close_ int pidfd = -1;
+
+		/* a created container is deleted as runc does: killed, no --force */
+		if (status != BRIG_STATUS_CREATED && !force) {
+			brig_error_set(err, "cannot delete container \"%s\" that is not stopped: %s",
+				       id, brig_status_name(status));
+			goto out;
+		}
+		pidfd = open_init(s);
+		if (pidfd >= 0 && kill_and_wait(pidfd, err) < 0)
+			goto out;
+	}
+	r = brig_entry_remove(&e, err);
+out:
+	brig_state_free(s);
+	brig_entry_release(&e);
+	brig_store_close(&st);
+	return r;
+}
+
+int brig_signal_parse(const char *s)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} names[] = {
+		{ "HUP", SIGHUP },     { "INT", SIGINT },       { "QUIT", SIGQUIT },
+		{ "ILL", SIGILL },     { "TRAP", SIGTRAP },     { "ABRT", SIGABRT },
+		{ "IOT", SIGIOT },     { "BUS", SIGBUS },       { "FPE", SIGFPE },
+		{ "KILL", SIGKILL },   { "USR1", SIGUSR1 },     { "SEGV", SIGSEGV },
+		{ "USR2", SIGUSR2 },   { "PIPE", SIGPIPE },     { "ALRM", SIGALRM },
+		{ "TERM", SIGTERM },   { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD },
+		{ "CONT", SIGCONT },   { "STOP", SIGSTOP },     { "TSTP", SIGTSTP },
+		{ "TTIN", SIGTTIN },   { "TTOU", SIGTTOU },     { "URG", SIGURG },
+		{ "XCPU", SIGXCPU },   { "XFSZ", SIGXFSZ },     { "VTALRM", SIGVTALRM },
+		{ "PROF", SIGPROF },   { "WINCH", SIGWINCH },   { "IO", SIGIO },
+		{ "POLL", SIGPOLL },   { "PWR", SIGPWR },       { "SYS", SIGSYS },
+	};
+	char *end;
+	long n;
+
+	if (!*s)
+		return -1;
+	if (isdigit((unsigned char)*s)) {
+		n = strtol(s, &end, 10);
+		return (*end || n <= 0 || n > SIGRTMAX) ? -1 : (int)n;
+	}
+	if (strncmp(s, "SIG", 3) == 0)
+		s += 3;
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (strcmp(s, names[i].name) == 0)
+			return names[i].sig;
+	if (strncmp(s, "RTMIN", 5) == 0 || strncmp(s, "RTMAX", 5) == 0) {
+		int base = s[4] == 'N' ? SIGRTMIN : SIGRTMAX;
+
+		if (!s[5])
+			return base;
+		n = strtol(s + 6, &end, 10);
+		if ((s[5] != '+' && s[5] != '-') || *end || n < 0)
+			return -1;
+		n = s[5] == '+' ? base + n : base - n;
+		return (n < SIGRTMIN || n > SIGRTMAX) ? -1 : (int)n;
+	}
+	return -1;
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The order of the steps below is runc's, and it matters: mounts before
+ * pivot_root, masks after it, sysctl before the read-only remounts, the
+ * uid switch after the bounding set and before the capability sets, and
+ * nothing that could fail is left for after execve.
+ */
+#include "config.h"
+#include "init.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/keyctl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "linux/devices.h"
+#include "linux/mounts.h"
+#include "linux/namespaces.h"
+#include "linux/process.h"
+#include "linux/procfs.h"
+#include "linux/resolve.h"
+#include "linux/syscalls.h"
+#include "spec/spec.h"
+#include "sync.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+static unsigned long propagation_flag(const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned long flag;
+	} table[] = {
+		{ "private", MS_PRIVATE },         { "rprivate", MS_PRIVATE | MS_REC },
+		{ "slave", MS_SLAVE },             { "rslave", MS_SLAVE | MS_REC },
+		{ "shared", MS_SHARED },           { "rshared", MS_SHARED | MS_REC },
+		{ "unbindable", MS_UNBINDABLE },   { "runbindable", MS_UNBINDABLE | MS_REC },
+	};
+
+	for (size_t i = 0; name && i < ARRAY_SIZE(table); i++)
+		if (strcmp(table[i].name, name) == 0)
+			return table[i].flag;
+	return 0;
+}
+
+/*
+ * Make the host's mounts stop propagating into the container's namespace,
+ * then make the rootfs a mount of its own (pivot_root needs one) and return
+ * an O_PATH fd of it.
+ */
+static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err)
+{
+	const char *prop = a->cfg->linux ? a->cfg->linux->rootfs_propagation : NULL;
+	unsigned long root_flag = propagation_flag(prop);
+	_cleanup_close_ int tree = -1;
+	int fd;
+
+	if (mount(NULL, "/", NULL, root_flag ? root_flag : MS_SLAVE | MS_REC, NULL) < 0)
+		return brig_error_setp(err, errno, "set the propagation of \"/\"");
+	tree = open_tree(AT_FDCWD, a->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+	if (tree < 0)
+		return brig_error_setp(err, errno, "rootfs \"%s\"", a->rootfs);
+	if (move_mount(tree, "", AT_FDCWD, a->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return brig_error_setp(err, errno, "bind the rootfs \"%s\"", a->rootfs);
+	/* pivot_root refuses a rootfs whose parent mount is shared */
+	if (mount(NULL, a->rootfs, NULL, MS_PRIVATE, NULL) < 0)
+		return brig_error_setp(err, errno, "make the rootfs mount private");
+	fd = open(a->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return brig_error_setp(err, errno, "open the rootfs \"%s\"", a->rootfs);
+	return fd;
+}
+
+static int enter_rootfs(const struct brig_init_args *a, int rootfd, struct brig_error *err)
+{
+	if (a->no_pivot) {
+		if (fchdir(rootfd) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
+		    chroot(".") < 0 || chdir("/") < 0)
+			return brig_error_setp(err, errno, "move into the rootfs (--no-pivot)");
+		return 0;
+	}
+	{
+		_cleanup_close_ int oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		/* pivot_root(".", "."): the old root ends up under the new one,
+		 * is made a slave so unmounting it cannot reach the host, and is
+		 * detached */
+		if (oldroot < 0 || fchdir(rootfd) < 0)
+			return brig_error_setp(err, errno, "enter the rootfs");
+		if (brig_pivot_root(".", ".") < 0)
+			return brig_error_setp(err, errno, "pivot_root");
+		if (fchdir(oldroot) < 0 ||
+		    mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0 ||
+		    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
+			return brig_error_setp(err, errno, "detach the old root");
+	}
+	return 0;
+}
+
+static int set_names(const struct brig_config *cfg, struct brig_error *err)
+{
+	if (cfg->hostname && cfg->hostname[0] &&
+	    sethostname(cfg->hostname, strlen(cfg->hostname)) < 0)
+		return brig_error_setp(err, errno, "sethostname \"%s\"", cfg->hostname);
+	if (cfg->domainname && cfg->domainname[0] &&
+	    setdomainname(cfg->domainname, strlen(cfg->domainname)) < 0)
+		return brig_error_setp(err, errno, "setdomainname \"%s\"", cfg->domainname);
+	return 0;
+}
+
+static int readonly_root(struct brig_error *err)
+{
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
+
+	if (mount_setattr(AT_FDCWD, "/", 0, &attr, sizeof(attr)) < 0)
+		return brig_error_setp(err, errno, "make the rootfs read-only");
+	return 0;
+}
+
+/* cwd: created if missing, entered, and checked to be inside the root: a
+ * cwd reached through a leaked host fd (CVE-2024-21626) is outside it. */
+static int enter_cwd(const char *cwd, struct brig_error *err)
+{
+	char buf[4096];
+
+	if (chdir(cwd) < 0) {
+		_cleanup_close_ int fd = -1;
+
+		if (errno != ENOENT)
+			return brig_error_setp(err, errno, "chdir to cwd (\"%s\")", cwd);
+		{
+			_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+			fd = root < 0 ? -1 : brig_mkpath_in_root(root, cwd, BRIG_MKPATH_DIR, err);
+		}
+		if (fd < 0 || fchdir(fd) < 0)
+			return brig_error_setp(err, errno, "chdir to cwd (\"%s\")", cwd);
+	}
+	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/')
+		return brig_error_set(err, "cwd \"%s\" is outside the container", cwd);
+	return 0;
+}
+
+static int join_session_keyring(const char *id, struct brig_error *err)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "_ses.%.40s", id);
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
+		return brig_error_setp(err, errno, "join a new session keyring");
+	return 0;
+}
+
+/* A bind-mounted /dev is the host's (or the caller's) own: hands off. */
+static bool dev_is_bind_mounted(const struct brig_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		const struct brig_mount *m = &cfg->mounts[i];
+
+		if (strcmp(m->destination, "/dev") != 0)
+			continue;
+		if (m->type && strcmp(m->type, "bind") == 0)
+			return true;
+		for (size_t k = 0; k < m->n_options; k++)
+			if (!strcmp(m->options[k], "bind") || !strcmp(m->options[k], "rbind"))
+				return true;
+	}
+	return false;
+}
+
+static int setup(const struct brig_init_args *a, char **exec_path, struct brig_error *err)
+{
+	const struct brig_config *cfg = a->cfg;
+	const struct brig_linux *lx = cfg->linux;
+	const struct brig_process *p = cfg->process;
+	struct brig_mount_env env = { .bundle = a->bundle };
+	_cleanup_close_ int rootfd = -1;
+	_cleanup_close_ int procfd = -1;
+	_cleanup_close_ int devnull = -1;
+
+	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
+	    brig_ns_enter_child(a->ns, err) < 0 || set_names(cfg, err) < 0)
+		return -1;
+	rootfd = rootfs_prepare(a, err);
+	if (rootfd < 0)
+		return -1;
+	procfd = brig_procfs_open(err);
+	if (procfd < 0)
+		return -1;
+	/* opened here, in the container's mount namespace: a mount cloned
+	 * from it can be attached there (open_tree refuses one from another
+	 * namespace), and nothing of the container's rootfs is involved */
+	devnull = brig_devnull_open(err);
+	if (devnull < 0)
+		return -1;
+	env.rootfd = rootfd;
+	env.new_netns = a->ns->is_new[BRIG_NS_NETWORK];
+	env.new_cgroupns = a->ns->is_new[BRIG_NS_CGROUP];
+	env.mount_label = lx ? lx->mount_label : NULL;
+	/* masks and read-only paths are made before pivot_root, from the
+	 * rootfs fd: the host's /dev/null must still be in this mount
+	 * namespace to be cloned over the masked files */
+	if (brig_mounts_setup(cfg, &env, err) < 0 ||
+	    (!dev_is_bind_mounted(cfg) &&
+	     brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0) ||
+	    (lx && brig_paths_mask(rootfd, devnull, lx->masked_paths, lx->n_masked_paths, err) < 0) ||
+	    (lx && brig_paths_readonly(rootfd, lx->readonly_paths, lx->n_readonly_paths, err) < 0) ||
+	    enter_rootfs(a, rootfd, err) < 0)
+		return -1;
+	/* sysctl goes through the private procfs, which no read-only bind of
+	 * the container's /proc/sys covers */
+	if (lx && brig_apply_sysctl(procfd, lx->sysctl, lx->n_sysctl, err) < 0)
+		return -1;
+	if (cfg->root->readonly && readonly_root(err) < 0)
+		return -1;
+	if ((!a->no_new_keyring && join_session_keyring(a->id, err) < 0) ||
+	    brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
+	    brig_apply_personality(a->plan, err) < 0 ||
+	    brig_apply_scheduler(p, a->plan, err) < 0 || brig_apply_ioprio(a->plan, err) < 0 ||
+	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 ||
+	    enter_cwd(p->cwd, err) < 0 || brig_apply_bounding(&a->plan->caps, err) < 0 ||
+	    brig_apply_user(p, true, err) < 0 || brig_apply_capabilities(&a->plan->caps, err) < 0 ||
+	    brig_apply_no_new_privs(p, err) < 0)
+		return -1;
+	*exec_path = brig_exec_lookup(p, err);
+	if (!*exec_path)
+		return -1;
+	return 0;
+}
+
+/* Wait for `brig start`: it writes one byte into exec.fifo. */
+static int wait_for_start(int fifo, struct brig_error *err)
+{
+	char c;
+	ssize_t n;
+
+	do
+		n = read(fifo, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		return brig_error_setp(err, n < 0 ? errno : EPIPE, "wait for start");
+	return 0;
+}
+
+void brig_init_main(const struct brig_init_args *a)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	const struct brig_process *p = a->cfg->process;
+	char *path = NULL, **env = NULL;
+
+	if (setup(a, &path, &err) < 0)
+		goto fail;
+	/* HOME from the container's /etc/passwd when the config has none */
+	env = brig_exec_env(p);
+	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
+		goto fail;
+	if (a->fifo_fd >= 0 ? wait_for_start(a->fifo_fd, &err) < 0
+			    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
+		goto late_fail;
+	/* brig's own fds go first, so that the sweep below can keep exactly
+	 * the caller's: stdio, $LISTEN_FDS and --preserve-fds */
+	close(a->sync_fd);
+	if (a->fifo_fd >= 0)
+		close(a->fifo_fd);
+	if (brig_apply_cpu_affinity(a->plan->cpus_final, &err) < 0 ||
+	    brig_fds_prepare(a->preserve_fds, &err) < 0)
+		goto late_fail;
+	sigprocmask(SIG_SETMASK, &a->saved_mask, NULL);
+	execve(path, (char *const *)p->args, env);
+	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);
+	goto late_fail;
+fail:
+	/* the parent is listening: it reports the error */
+	brig_sync_send(a->sync_fd, BRIG_SYNC_ERROR, err.msg, &err);
+	_exit(1);
+late_fail:
+	/* after READY nobody listens on the socket: the container's stderr */
+	dprintf(STDERR_FILENO, "brig: %s\n", err.msg);
+	_exit(err.errnum == ENOENT ? 127 : 126);
+}

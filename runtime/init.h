@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container init, from clone3 to execve.  It runs brig's code in the
+ * container's namespaces: it builds the rootfs, pivots into it, applies the
+ * process settings and then becomes the container's process.  It reports
+ * progress and errors to the parent through sync.c and never returns.
+ */
+#ifndef BRIG_INIT_H
+#define BRIG_INIT_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+struct brig_config;
+struct brig_ns_plan;
+struct brig_process_plan;
+
+struct brig_init_args {
+	const struct brig_config *cfg;
+	const struct brig_ns_plan *ns;
+	const struct brig_process_plan *plan;
+	const char *id;
+	const char *bundle;             /* absolute */
+	const char *rootfs;             /* absolute */
+	int sync_fd;                    /* the init's end of the socketpair */
+	int fifo_fd;                    /* create: exec.fifo (O_RDWR); run: -1 */
+	unsigned int preserve_fds;
+	bool no_pivot;
+	bool no_new_keyring;
+	sigset_t saved_mask;            /* the signal mask to exec with */
+};
+
+__attribute__((noreturn)) void brig_init_main(const struct brig_init_args *a);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The `mounts` of config.json, made inside the container's rootfs by the
+ * container init (in its new mount namespace, before pivot_root).  Every
+ * destination is resolved inside the rootfs (linux/resolve.h) and every
+ * mount is made by fd with the new mount API: open_tree + mount_setattr +
+ * move_mount for binds, fsopen + fsconfig + fsmount + move_mount for
+ * filesystems.
+ */
+#ifndef BRIG_LINUX_MOUNTS_H
+#define BRIG_LINUX_MOUNTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct brig_config;
+struct brig_error;
+struct brig_mount;
+
+/* What the option list of one mount means, split as the kernel wants it. */
+struct brig_mount_flags {
+	uint64_t attr_set, attr_clr;         /* MOUNT_ATTR_* on the top mount */
+	uint64_t rec_attr_set, rec_attr_clr; /* MOUNT_ATTR_* on the whole tree (r*) */
+	uint64_t propagation;                /* MS_PRIVATE, MS_SHARED, ... or 0 */
+	bool rec_propagation;                /* the r* form of the above */
+	bool bind, rbind;
+	bool remount;                        /* change the mount already at the destination */
+	bool sb_ro;                          /* "ro" on a new filesystem */
+	bool tmpcopyup;
+	bool idmap, ridmap;                  /* idmapped mounts (user namespaces) */
+	char *data;                          /* what goes to fsconfig, comma-joined; heap; may be NULL */
+};
+
+/*
+ * Split @opts as runc reads them: the flags of mount(8) (ro, nosuid, nodev,
+ * noexec, the atime family, bind, rbind, ...), the propagation flags, the
+ * recursive r* variants of spec 1.1, tmpcopyup, idmap/ridmap; anything else
+ * is filesystem data ("mode=755", "size=64k").  Fails on an empty option.
+ */
+int brig_mount_flags_parse(const char *const *opts, size_t n, struct brig_mount_flags *out,
+			   struct brig_error *err);
+void brig_mount_flags_release(struct brig_mount_flags *f);
+
+/* Every option name brig_mount_flags_parse() understands, NULL-terminated
+ * (for `brig features`). */
+extern const char *const brig_mount_option_names[];
+
+struct brig_mount_env {
+	int rootfd;                 /* O_PATH|O_DIRECTORY fd of the rootfs */
+	const char *bundle;         /* absolute; relative bind sources are under it */
+	bool new_netns;             /* sysfs is read-only when the netns is the host's */
+	bool new_cgroupns;          /* cgroup: a namespaced mount, else binds */
+	const char *mount_label;    /* linux.mountLabel, or NULL */
+};
+
+/* Make every entry of cfg->mounts, in order.  Errors name the mount:
+ * 'mount "/proc" (proc): Operation not permitted'. */
+int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env *env,
+		      struct brig_error *err);
+
+#endif

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "linux/namespaces.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "linux/process.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+/* The order the init joins namespaces in: user first (it grants the
+ * rights for the rest), mount last (it changes what paths mean). */
+static const enum brig_ns_type join_order[] = {
+	BRIG_NS_USER, BRIG_NS_IPC, BRIG_NS_UTS, BRIG_NS_NETWORK, BRIG_NS_CGROUP, BRIG_NS_MOUNT,
+};
+
+int brig_ns_clone_flag(enum brig_ns_type type)
+{
+	switch (type) {
+	case BRIG_NS_PID:
+		return CLONE_NEWPID;
+	case BRIG_NS_NETWORK:
+		return CLONE_NEWNET;
+	case BRIG_NS_MOUNT:
+		return CLONE_NEWNS;
+	case BRIG_NS_IPC:
+		return CLONE_NEWIPC;
+	case BRIG_NS_UTS:
+		return CLONE_NEWUTS;
+	case BRIG_NS_USER:
+		return CLONE_NEWUSER;
+	case BRIG_NS_CGROUP:
+		return CLONE_NEWCGROUP;
+	case BRIG_NS_TIME:
+		return CLONE_NEWTIME;
+	default:
+		return 0;
+	}
+}
+
+static int open_ns(const struct brig_namespace *ns, size_t index, struct brig_error *err)
+{
+	int fd = open(ns->path, O_RDONLY | O_CLOEXEC);
+	int type;
+
+	if (fd < 0)
+		return brig_error_setp(err, errno, "config.json: linux.namespaces[%zu].path: open \"%s\"",
+				       index, ns->path);
+	type = ioctl(fd, NS_GET_NSTYPE);
+	if (type < 0 || type != brig_ns_clone_flag(ns->type)) {
+		close(fd);
+		return brig_error_set(err,
+				      "config.json: linux.namespaces[%zu].path: \"%s\" is not a %s namespace",
+				      index, ns->path, brig_ns_type_name(ns->type));
+	}
+	return fd;
+}
+
+/* Which namespace a sysctl belongs to, as runc decides it; -1: none (a
+ * host-wide setting the container may not change). */
+static int sysctl_namespace(const char *key)
+{
+	static const char *const ipc[] = { "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",
+					   "kernel.sem", "kernel.shmall", "kernel.shmmax",
+					   "kernel.shmmni", "kernel.shm_rmid_forced", NULL };
+
+	for (int i = 0; ipc[i]; i++)
+		if (strcmp(key, ipc[i]) == 0)
+			return BRIG_NS_IPC;
+	if (strncmp(key, "fs.mqueue.", 10) == 0)
+		return BRIG_NS_IPC;
+	if (strncmp(key, "net.", 4) == 0)
+		return BRIG_NS_NETWORK;
+	if (strcmp(key, "kernel.hostname") == 0 || strcmp(key, "kernel.domainname") == 0)
+		return BRIG_NS_UTS;
+	return -1;
+}
+
+static int check_dependents(const struct brig_config *cfg, const struct brig_ns_plan *plan,
+			    struct brig_error *err)
+{
+	const struct brig_linux *lx = cfg->linux;
+
+	if (!plan->is_new[BRIG_NS_MOUNT])
+		return brig_error_set(err, "config.json: linux.namespaces: a new mount namespace "
+					   "is required");
+	if (cfg->hostname && cfg->hostname[0] && !plan->is_new[BRIG_NS_UTS])
+		return brig_error_set(err, "config.json: hostname: requires a new uts namespace");
+	if (cfg->domainname && cfg->domainname[0] && !plan->is_new[BRIG_NS_UTS])
+		return brig_error_set(err, "config.json: domainname: requires a new uts namespace");
+	if (!lx)
+		return 0;
+	for (size_t i = 0; i < lx->n_sysctl; i++) {
+		int ns = sysctl_namespace(lx->sysctl[i].key);
+		char *path = brig_sysctl_path(lx->sysctl[i].key, err);
+
+		if (!path)
+			return brig_error_wrap(err, "config.json: linux.sysctl");
+		free(path);
+
+		if (ns < 0)
+			return brig_error_set(err, "config.json: linux.sysctl[\"%.64s\"]: not "
+						   "namespaced: the container may not set it",
+					      lx->sysctl[i].key);
+		if (!plan->is_new[ns])
+			return brig_error_set(err, "config.json: linux.sysctl[\"%.64s\"]: requires a "
+						   "new %s namespace",
+					      lx->sysctl[i].key, brig_ns_type_name(ns));
+	}
+	if (lx->n_time_offsets && !plan->is_new[BRIG_NS_TIME])
+		return brig_error_set(err, "config.json: linux.timeOffsets: requires a new time "
+					   "namespace");
+	if ((lx->n_uid_mappings || lx->n_gid_mappings) && !plan->is_new[BRIG_NS_USER])
+		return brig_error_set(err, "config.json: linux.uidMappings: requires a new user "
+					   "namespace");
+	if (plan->is_new[BRIG_NS_USER])
+		return brig_error_set(err, "config.json: linux.namespaces: user namespaces are not "
+					   "implemented yet");
+	if (plan->join_fd[BRIG_NS_USER] >= 0 && plan->is_new[BRIG_NS_PID])
+		return brig_error_set(err, "config.json: linux.namespaces: a new pid namespace "
+					   "inside a joined user namespace is not supported");
+	return 0;
+}
+
+int brig_ns_plan_build(const struct brig_config *cfg, struct brig_ns_plan *plan,
+		       struct brig_error *err)
+{
+	const struct brig_linux *lx = cfg->linux;
+
+	memset(plan, 0, sizeof(*plan));
+	for (int t = 0; t < BRIG_NS_N_TYPES; t++)
+		plan->join_fd[t] = -1;
+	for (size_t i = 0; lx && i < lx->n_namespaces; i++) {
+		const struct brig_namespace *ns = &lx->namespaces[i];
+
+		if (ns->path) {
+			plan->join_fd[ns->type] = open_ns(ns, i, err);
+			if (plan->join_fd[ns->type] < 0)
+				goto fail;
+		} else {
+			plan->is_new[ns->type] = true;
+		}
+	}
+	if (check_dependents(cfg, plan, err) < 0)
+		goto fail;
+	for (int t = 0; t < BRIG_NS_N_TYPES; t++) {
+		if (!plan->is_new[t] || t == BRIG_NS_TIME)
+			continue;
+		if (plan->join_fd[BRIG_NS_USER] >= 0)
+			plan->unshare_flags |= (uint64_t)brig_ns_clone_flag(t);
+		else
+			plan->clone_flags |= (uint64_t)brig_ns_clone_flag(t);
+	}
+	return 0;
+fail:
+	brig_ns_plan_release(plan);
+	return -1;
+}
+
+void brig_ns_plan_release(struct brig_ns_plan *plan)
+{
+	for (int t = 0; t < BRIG_NS_N_TYPES; t++) {
+		if (plan->join_fd[t] >= 0)
+			close(plan->join_fd[t]);
+		plan->join_fd[t] = -1;
+	}
+}
+
+int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx,
+			 struct brig_error *err)
+{
+	if (plan->join_fd[BRIG_NS_PID] >= 0 && setns(plan->join_fd[BRIG_NS_PID], CLONE_NEWPID) < 0)
+		return brig_error_setp(err, errno, "join the pid namespace");
+	if (plan->join_fd[BRIG_NS_TIME] >= 0 &&
+	    setns(plan->join_fd[BRIG_NS_TIME], CLONE_NEWTIME) < 0)
+		return brig_error_setp(err, errno, "join the time namespace");
+	if (plan->is_new[BRIG_NS_TIME]) {
+		/* offsets can be set only before a process lives in the new
+		 * namespace: unshare here, the init is born into it */
+		if (unshare(CLONE_NEWTIME) < 0)
+			return brig_error_setp(err, errno, "create a time namespace");
+		for (size_t i = 0; lx && i < lx->n_time_offsets; i++) {
+			const struct brig_time_offset *o = &lx->time_offsets[i];
+			_cleanup_close_ int fd = open("/proc/self/timens_offsets",
+						      O_WRONLY | O_CLOEXEC);
+			char line[96];
+			int n = snprintf(line, sizeof(line), "%s %lld %u\n", o->clock,
+					 (long long)o->secs, o->nanosecs);
+
+			if (fd < 0 || write(fd, line, (size_t)n) != n)
+				return brig_error_setp(err, errno, "set the %s offset of the time "
+								   "namespace", o->clock);
+		}
+	}
+	return 0;
+}
+
+int brig_ns_enter_child(const struct brig_ns_plan *plan, struct brig_error *err)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(join_order); i++) {
+		enum brig_ns_type t = join_order[i];
+
+		if (plan->join_fd[t] >= 0 && setns(plan->join_fd[t], brig_ns_clone_flag(t)) < 0)
+			return brig_error_setp(err, errno, "join the %s namespace",
+					       brig_ns_type_name(t));
+	}
+	if (plan->unshare_flags && unshare((int)plan->unshare_flags) < 0)
+		return brig_error_setp(err, errno, "create namespaces");
+	return 0;
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * process.* of config.json, applied by the container init just before it
+ * execs.  Names are resolved in the parent, before the clone
+ * (brig_process_prepare); the init only applies numbers.  Nothing that can
+ * fail after execve is left for later.
+ */
+#ifndef BRIG_LINUX_PROCESS_H
+#define BRIG_LINUX_PROCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct brig_error;
+struct brig_process;
+struct brig_kv;
+
+/* The five capability sets as bitmasks (bit N = capability N). */
+struct brig_capsets {
+	bool given;     /* process.capabilities was present */
+	uint64_t bounding, effective, inheritable, permitted, ambient;
+};
+
+/* A process spec resolved into what the kernel takes. */
+struct brig_process_plan {
+	struct brig_capsets caps;
+	int sched_policy;       /* -1: leave as is */
+	uint64_t sched_flags;
+	int ioprio;             /* -1: leave as is; else IOPRIO_PRIO_VALUE(class, data) */
+	int personality;        /* -1: leave as is */
+	char *cpus_initial;     /* execCPUAffinity, verbatim ("0-3,7") or NULL */
+	char *cpus_final;
+};
+
+/*
+ * Resolve names (capabilities, scheduler policy and flags, I/O priority
+ * class, personality domain) of @p.  Unknown capability names are skipped
+ * with a warning, as runc does.  Runs in the parent.
+ */
+int brig_process_prepare(const struct brig_process *p, const char *personality_domain,
+			 struct brig_process_plan *out, struct brig_error *err);
+void brig_process_plan_release(struct brig_process_plan *plan);
+
+/* Each step below returns 0 or -1 with @err set.  The init calls them in
+ * this order (runc's order). */
+int brig_apply_rlimits(const struct brig_process *p, struct brig_error *err);
+int brig_apply_oom_score_adj(int procfd, const struct brig_process *p, struct brig_error *err);
+int brig_apply_sysctl(int procfd, const struct brig_kv *kv, size_t n, struct brig_error *err);
+/*
+ * The procfs path of sysctl @key ("net.ipv4.ip_forward" ->
+ * "sys/net/ipv4/ip_forward"), heap; NULL for a key with a '/' or an empty
+ * component ("a..b", ".a", "a.").  brig_apply_sysctl checks each key with
+ * it; call it in the parent to refuse a bad key before anything is created.
+ */
+char *brig_sysctl_path(const char *key, struct brig_error *err);
+int brig_apply_personality(const struct brig_process_plan *plan, struct brig_error *err);
+int brig_apply_scheduler(const struct brig_process *p, const struct brig_process_plan *plan,
+			 struct brig_error *err);
+int brig_apply_ioprio(const struct brig_process_plan *plan, struct brig_error *err);
+int brig_apply_cpu_affinity(const char *cpus, struct brig_error *err);
+/* Drop from the bounding set what it does not hold (needs CAP_SETPCAP). */
+int brig_apply_bounding(const struct brig_capsets *caps, struct brig_error *err);
+/* setgroups(additionalGids), setgid, setuid, keeping capabilities. */
+int brig_apply_user(const struct brig_process *p, bool setgroups_allowed,
+		    struct brig_error *err);
+/* effective/permitted/inheritable, then ambient, after the uid switch. */
+int brig_apply_capabilities(const struct brig_capsets *caps, struct brig_error *err);
+int brig_apply_no_new_privs(const struct brig_process *p, struct brig_error *err);
+
+/*
+ * Find process.args[0] as execve will: a name with a '/' is taken as is,
+ * else it is looked up in the PATH of process.env (or the default PATH).
+ * Errors use runc's wording, which engines map to exit codes:
+ *   exec: "foo": executable file not found in $PATH
+ *   exec: "/bin/x": permission denied
+ * Returns a heap path.
+ */
+char *brig_exec_lookup(const struct brig_process *p, struct brig_error *err);
+
+/*
+ * The environment to execve with: process.env, plus HOME when it has none,
+ * taken as runc does from the container's /etc/passwd entry of user.uid
+ * ("/" without one).  Call it after pivot_root.  One heap block: free() it;
+ * the strings of process.env are shared, not copied.
+ */
+char **brig_exec_env(const struct brig_process *p);
+
+/*
+ * In brig's own process, before the clone: the number of socket-activation
+ * fds passed to it.  $LISTEN_FDS counts only when $LISTEN_PID is this
+ * process (systemd's rule, which runc follows); otherwise LISTEN_FDS,
+ * LISTEN_PID and LISTEN_FDNAMES are unset, so that brig_fds_prepare() in the
+ * init, which cannot check the pid from its own pid namespace, keeps none.
+ * runc then gives the container LISTEN_FDS=<n> and LISTEN_PID=1.
+ */
+unsigned int brig_listen_fds(void);
+
+/*
+ * Before execve: keep 0-2, the caller's socket-activation fds ($LISTEN_FDS,
+ * from 3 on) and the @preserve fds after them, clearing close-on-exec on
+ * those; close every other fd (close_range), whatever its flags.
+ */
+int brig_fds_prepare(unsigned int preserve, struct brig_error *err);
+
+#endif
