@@ -66,6 +66,7 @@ tap_test() {
 		return
 	}
 	rm -f "$_tap_state/skip" "$_tap_state/cnf"
+	_tap_mount_lines >"$_tap_state/mounts"
 	(
 		export T
 		_tap_failed=0
@@ -81,7 +82,19 @@ tap_test() {
 		rc=1
 	fi
 
-	# Nothing a test did may outlive it: no mount left under its directory.
+	# Nothing a test did may outlive it: no process, no new mount anywhere
+	# on the host, no mount left under its directory.
+	leaked=$(_tap_leaked_procs)
+	if [ -n "$leaked" ]; then
+		diag "leaked processes (killed now):" "$leaked"
+		rc=1
+		_tap_kill_leaked
+	fi
+	leaked=$(_tap_mount_lines | comm -13 "$_tap_state/mounts" -)
+	if [ -n "$leaked" ]; then
+		diag "new host mounts:" "$leaked"
+		rc=1
+	fi
 	leaked=$(_tap_mounts_under "$T")
 	if [ -n "$leaked" ]; then
 		diag "leaked mounts under $T:" "$leaked"
@@ -151,6 +164,33 @@ _tap_run_defers() {
 
 # Mount points at or below DIR, from /proc/self/mountinfo (field 5,
 # octal-escaped by the kernel).
+# The host's mount table without mount ids, which change on every mount:
+# mount point, options, fs type and source, sorted.
+_tap_mount_lines() {
+	awk '{ sub(/^[0-9]+ [0-9]+ /, ""); print }' /proc/self/mountinfo | sort
+}
+
+# Processes a test left behind.  Tests run under tests/helpers/subreaper,
+# which adopts every orphan (a container init whose `brig create` exited):
+# any child of it other than this script is a leak.  Without the
+# subreaper (a test run by hand) nothing can be told apart.
+_tap_leaked_procs() {
+	local pid
+	[ -n "${BRIG_SUBREAPER_PID:-}" ] || return 0
+	for pid in $(cat /proc/"$BRIG_SUBREAPER_PID"/task/*/children 2>/dev/null); do
+		[ "$pid" = "$$" ] && continue
+		echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+	done
+}
+
+_tap_kill_leaked() {
+	local pid rest
+	_tap_leaked_procs | while read -r pid rest; do
+		kill -KILL "$pid" 2>/dev/null
+	done
+	sleep 0.2
+}
+
 _tap_mounts_under() {
 	local dir
 	dir=$(realpath -m "$1")
