@@ -7,12 +7,15 @@ struct brig_config;
 struct brig_error;
 
 struct brig_bundle {
-	char *path;                     /* absolute */
+	char *path; /* absolute */
 	int dirfd;
 	struct brig_config *config;
 };
 
-#define BRIG_BUNDLE_INIT { NULL, -1, NULL }
+#define BRIG_BUNDLE_INIT       \
+	{                      \
+		NULL, -1, NULL \
+	}
 
 /*
  * Open @dir (NULL: the current directory) and load and validate its

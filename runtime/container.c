@@ -49,21 +49,25 @@ static int check_supported(const struct brig_config *cfg, struct brig_error *err
 
 	if (p->terminal)
 		return brig_error_set(err, "config.json: process.terminal: terminals are not "
-					   "implemented yet");
+		                           "implemented yet");
 	for (int s = 0; s < BRIG_HOOK_N_STAGES; s++)
 		if (cfg->hooks.n[s])
-			return brig_error_set(err, "config.json: hooks.%s: hooks are not implemented "
-						   "yet", brig_hook_stage_name(s));
+			return brig_error_set(err,
+			                      "config.json: hooks.%s: hooks are not implemented "
+			                      "yet",
+			                      brig_hook_stage_name(s));
 	if ((p->apparmor_profile && *p->apparmor_profile) ||
 	    (p->selinux_label && *p->selinux_label))
-		return brig_error_set(err, "config.json: process: LSM labels are not implemented yet");
+		return brig_error_set(err,
+		                      "config.json: process: LSM labels are not implemented yet");
 	if (!lx)
 		return 0;
 	if (lx->seccomp)
-		return brig_error_set(err, "config.json: linux.seccomp: seccomp is not implemented yet");
+		return brig_error_set(err,
+		                      "config.json: linux.seccomp: seccomp is not implemented yet");
 	if (lx->mount_label && *lx->mount_label)
 		return brig_error_set(err, "config.json: linux.mountLabel: LSM labels are not "
-					   "implemented yet");
+		                           "implemented yet");
 	if (lx->intel_rdt)
 		return brig_error_set(err, "config.json: linux.intelRdt: not supported");
 	if (lx->memory_policy)
@@ -77,8 +81,9 @@ static int check_supported(const struct brig_config *cfg, struct brig_error *err
 		 * the default nodes and linux.devices exist in /dev */
 		if (r->memory || r->cpu || r->has_pids || r->block_io || r->n_hugepage_limits ||
 		    r->network || r->n_rdma || r->n_unified)
-			return brig_error_set(err, "config.json: linux.resources: cgroup limits are "
-						   "not implemented yet");
+			return brig_error_set(err,
+			                      "config.json: linux.resources: cgroup limits are "
+			                      "not implemented yet");
 	}
 	return 0;
 }
@@ -118,9 +123,9 @@ static int write_pid_file(const char *path, pid_t pid, struct brig_error *err)
 /* Signals a foreground `run` passes on to the container. */
 static void forwarded_signals(sigset_t *set)
 {
-	static const int sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM,
-				    SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE, SIGPWR, SIGVTALRM,
-				    SIGPROF, SIGXCPU, SIGXFSZ, SIGIO };
+	static const int sigs[] = { SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
+		                    SIGALRM, SIGCONT,   SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE,
+		                    SIGPWR,  SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGIO };
 
 	sigemptyset(set);
 	for (size_t i = 0; i < ARRAY_SIZE(sigs); i++)
@@ -129,10 +134,11 @@ static void forwarded_signals(sigset_t *set)
 
 /* Wait for the init (our child) and forward signals; 128+N for signal N. */
 static int wait_foreground(int pidfd, pid_t pid, const sigset_t *fwd, int *status,
-			   struct brig_error *err)
+                           struct brig_error *err)
 {
 	_cleanup_close_ int sfd = signalfd(-1, fwd, SFD_CLOEXEC);
-	struct pollfd pfd[2] = { { .fd = pidfd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+	struct pollfd pfd[2] = { { .fd = pidfd, .events = POLLIN },
+		                 { .fd = sfd, .events = POLLIN } };
 	siginfo_t si;
 
 	if (sfd < 0)
@@ -210,7 +216,7 @@ static void job_abort(struct create_job *j)
 }
 
 static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
-		      const sigset_t *saved_mask, struct brig_error *err)
+                      const sigset_t *saved_mask, struct brig_error *err)
 {
 	struct brig_init_args args = {
 		.cfg = j->bundle.config,
@@ -265,7 +271,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 }
 
 static int record_state(struct create_job *j, const struct brig_create_opts *o,
-			enum brig_status status, struct brig_error *err)
+                        enum brig_status status, struct brig_error *err)
 {
 	const struct brig_config *cfg = j->bundle.config;
 	struct brig_state *s = brig_state_new();
@@ -294,10 +300,13 @@ static int record_state(struct create_job *j, const struct brig_create_opts *o,
 }
 
 int brig_container_create(const struct brig_context *ctx, const struct brig_create_opts *o,
-			  int *status, struct brig_error *err)
+                          int *status, struct brig_error *err)
 {
-	struct create_job j = { .bundle = BRIG_BUNDLE_INIT, .entry = BRIG_ENTRY_INIT,
-				.fifo = -1, .sock = { -1, -1 }, .pidfd = -1 };
+	struct create_job j = { .bundle = BRIG_BUNDLE_INIT,
+		                .entry = BRIG_ENTRY_INIT,
+		                .fifo = -1,
+		                .sock = { -1, -1 },
+		                .pidfd = -1 };
 	bool foreground = o->run && !o->detach;
 	sigset_t fwd, saved;
 	int r = -1;
@@ -314,10 +323,10 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	j.rootfs = rootfs_path(&j.bundle, err);
 	if (!j.rootfs || brig_ns_plan_build(j.bundle.config, &j.ns, err) < 0 ||
 	    brig_process_prepare(j.bundle.config->process,
-				 j.bundle.config->linux && j.bundle.config->linux->personality
-					 ? j.bundle.config->linux->personality->domain
-					 : NULL,
-				 &j.plan, err) < 0)
+	                         j.bundle.config->linux && j.bundle.config->linux->personality
+	                             ? j.bundle.config->linux->personality->domain
+	                             : NULL,
+	                         &j.plan, err) < 0)
 		goto out;
 	if (brig_store_open(&j.store, ctx->root, true, err) < 0 ||
 	    brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
@@ -389,8 +398,7 @@ static int open_init(const struct brig_state *s)
 	return fd;
 }
 
-int brig_container_start(const struct brig_context *ctx, const char *id,
-			 struct brig_error *err)
+int brig_container_start(const struct brig_context *ctx, const char *id, struct brig_error *err)
 {
 	struct brig_store st;
 	struct brig_entry e = BRIG_ENTRY_INIT;
@@ -416,7 +424,7 @@ int brig_container_start(const struct brig_context *ctx, const char *id,
 		goto out;
 	default:
 		brig_error_set(err, "cannot start a container in the %s state",
-			       brig_status_name(status));
+		               brig_status_name(status));
 		goto out;
 	}
 	fifo = openat(e.dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
@@ -451,7 +459,8 @@ static int signal_pidns(const struct brig_state *s, int sig, struct brig_error *
 		if (!isdigit((unsigned char)de->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/pid", de->d_name);
-		if (stat(path, &other) < 0 || other.st_ino != ns.st_ino || other.st_dev != ns.st_dev)
+		if (stat(path, &other) < 0 || other.st_ino != ns.st_ino ||
+		    other.st_dev != ns.st_dev)
 			continue;
 		fd = pidfd_open(atoi(de->d_name), 0);
 		if (fd >= 0) {
@@ -463,7 +472,7 @@ static int signal_pidns(const struct brig_state *s, int sig, struct brig_error *
 }
 
 int brig_container_kill(const struct brig_context *ctx, const char *id, int sig, bool all,
-			struct brig_error *err)
+                        struct brig_error *err)
 {
 	struct brig_store st;
 	struct brig_entry e = BRIG_ENTRY_INIT;
@@ -489,7 +498,7 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
 		r = 0;
 	if (all && !s->own_pidns)
 		brig_warn("kill --all: the container shares a pid namespace; only its init was "
-			  "signalled");
+		          "signalled");
 out:
 	brig_state_free(s);
 	brig_entry_release(&e);
@@ -510,12 +519,12 @@ static int kill_and_wait(int pidfd, struct brig_error *err)
 	while (n < 0 && errno == EINTR);
 	if (n == 0)
 		return brig_error_set(err, "the container did not die within %d s of SIGKILL",
-				      KILL_WAIT_MS / 1000);
+		                      KILL_WAIT_MS / 1000);
 	return 0;
 }
 
 int brig_container_delete(const struct brig_context *ctx, const char *id, bool force,
-			  struct brig_error *err)
+                          struct brig_error *err)
 {
 	struct brig_store st;
 	struct brig_entry e = BRIG_ENTRY_INIT;
@@ -550,8 +559,9 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 
 		/* a created container is deleted as runc does: killed, no --force */
 		if (status != BRIG_STATUS_CREATED && !force) {
-			brig_error_set(err, "cannot delete container \"%s\" that is not stopped: %s",
-				       id, brig_status_name(status));
+			brig_error_set(err,
+			               "cannot delete container \"%s\" that is not stopped: %s", id,
+			               brig_status_name(status));
 			goto out;
 		}
 		pidfd = open_init(s);
@@ -572,17 +582,17 @@ int brig_signal_parse(const char *s)
 		const char *name;
 		int sig;
 	} names[] = {
-		{ "HUP", SIGHUP },     { "INT", SIGINT },       { "QUIT", SIGQUIT },
-		{ "ILL", SIGILL },     { "TRAP", SIGTRAP },     { "ABRT", SIGABRT },
-		{ "IOT", SIGIOT },     { "BUS", SIGBUS },       { "FPE", SIGFPE },
-		{ "KILL", SIGKILL },   { "USR1", SIGUSR1 },     { "SEGV", SIGSEGV },
-		{ "USR2", SIGUSR2 },   { "PIPE", SIGPIPE },     { "ALRM", SIGALRM },
-		{ "TERM", SIGTERM },   { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD },
-		{ "CONT", SIGCONT },   { "STOP", SIGSTOP },     { "TSTP", SIGTSTP },
-		{ "TTIN", SIGTTIN },   { "TTOU", SIGTTOU },     { "URG", SIGURG },
-		{ "XCPU", SIGXCPU },   { "XFSZ", SIGXFSZ },     { "VTALRM", SIGVTALRM },
-		{ "PROF", SIGPROF },   { "WINCH", SIGWINCH },   { "IO", SIGIO },
-		{ "POLL", SIGPOLL },   { "PWR", SIGPWR },       { "SYS", SIGSYS },
+		{ "HUP", SIGHUP },   { "INT", SIGINT },       { "QUIT", SIGQUIT },
+		{ "ILL", SIGILL },   { "TRAP", SIGTRAP },     { "ABRT", SIGABRT },
+		{ "IOT", SIGIOT },   { "BUS", SIGBUS },       { "FPE", SIGFPE },
+		{ "KILL", SIGKILL }, { "USR1", SIGUSR1 },     { "SEGV", SIGSEGV },
+		{ "USR2", SIGUSR2 }, { "PIPE", SIGPIPE },     { "ALRM", SIGALRM },
+		{ "TERM", SIGTERM }, { "STKFLT", SIGSTKFLT }, { "CHLD", SIGCHLD },
+		{ "CONT", SIGCONT }, { "STOP", SIGSTOP },     { "TSTP", SIGTSTP },
+		{ "TTIN", SIGTTIN }, { "TTOU", SIGTTOU },     { "URG", SIGURG },
+		{ "XCPU", SIGXCPU }, { "XFSZ", SIGXFSZ },     { "VTALRM", SIGVTALRM },
+		{ "PROF", SIGPROF }, { "WINCH", SIGWINCH },   { "IO", SIGIO },
+		{ "POLL", SIGPOLL }, { "PWR", SIGPWR },       { "SYS", SIGSYS },
 	};
 	char *end;
 	long n;

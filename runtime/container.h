@@ -14,16 +14,16 @@ struct brig_error;
 
 struct brig_create_opts {
 	const char *id;
-	const char *bundle;             /* NULL: the current directory */
+	const char *bundle; /* NULL: the current directory */
 	const char *pid_file;
 	const char *console_socket;
 	unsigned int preserve_fds;
 	bool no_pivot;
 	bool no_new_keyring;
 	/* run only */
-	bool run;                       /* create and start in one go */
+	bool run; /* create and start in one go */
 	bool detach;
-	bool keep;                      /* do not delete after the container exits */
+	bool keep; /* do not delete after the container exits */
 	bool no_subreaper;
 };
 
@@ -34,19 +34,18 @@ struct brig_create_opts {
  * *@status (128+N when killed by signal N).
  */
 int brig_container_create(const struct brig_context *ctx, const struct brig_create_opts *o,
-			  int *status, struct brig_error *err);
+                          int *status, struct brig_error *err);
 
-int brig_container_start(const struct brig_context *ctx, const char *id,
-			 struct brig_error *err);
+int brig_container_start(const struct brig_context *ctx, const char *id, struct brig_error *err);
 
 /* Signal the init, or with @all every process of the container. */
 int brig_container_kill(const struct brig_context *ctx, const char *id, int sig, bool all,
-			struct brig_error *err);
+                        struct brig_error *err);
 
 /* Delete a stopped or created container; with @force, kill a live one
  * first.  A missing container is an error unless @force. */
 int brig_container_delete(const struct brig_context *ctx, const char *id, bool force,
-			  struct brig_error *err);
+                          struct brig_error *err);
 
 /* "KILL", "SIGKILL", "9", "RTMIN+3" -> the number; -1 if unknown. */
 int brig_signal_parse(const char *s);

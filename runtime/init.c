@@ -37,10 +37,10 @@ static unsigned long propagation_flag(const char *name)
 		const char *name;
 		unsigned long flag;
 	} table[] = {
-		{ "private", MS_PRIVATE },         { "rprivate", MS_PRIVATE | MS_REC },
-		{ "slave", MS_SLAVE },             { "rslave", MS_SLAVE | MS_REC },
-		{ "shared", MS_SHARED },           { "rshared", MS_SHARED | MS_REC },
-		{ "unbindable", MS_UNBINDABLE },   { "runbindable", MS_UNBINDABLE | MS_REC },
+		{ "private", MS_PRIVATE },       { "rprivate", MS_PRIVATE | MS_REC },
+		{ "slave", MS_SLAVE },           { "rslave", MS_SLAVE | MS_REC },
+		{ "shared", MS_SHARED },         { "rshared", MS_SHARED | MS_REC },
+		{ "unbindable", MS_UNBINDABLE }, { "runbindable", MS_UNBINDABLE | MS_REC },
 	};
 
 	for (size_t i = 0; name && i < ARRAY_SIZE(table); i++)
@@ -95,8 +95,7 @@ static int enter_rootfs(const struct brig_init_args *a, int rootfd, struct brig_
 			return brig_error_setp(err, errno, "enter the rootfs");
 		if (brig_pivot_root(".", ".") < 0)
 			return brig_error_setp(err, errno, "pivot_root");
-		if (fchdir(oldroot) < 0 ||
-		    mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0 ||
+		if (fchdir(oldroot) < 0 || mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0 ||
 		    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
 			return brig_error_setp(err, errno, "detach the old root");
 	}
@@ -209,8 +208,10 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	if (brig_mounts_setup(cfg, &env, err) < 0 ||
 	    (!dev_is_bind_mounted(cfg) &&
 	     brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0) ||
-	    (lx && brig_paths_mask(rootfd, devnull, lx->masked_paths, lx->n_masked_paths, err) < 0) ||
-	    (lx && brig_paths_readonly(rootfd, lx->readonly_paths, lx->n_readonly_paths, err) < 0) ||
+	    (lx &&
+	     brig_paths_mask(rootfd, devnull, lx->masked_paths, lx->n_masked_paths, err) < 0) ||
+	    (lx &&
+	     brig_paths_readonly(rootfd, lx->readonly_paths, lx->n_readonly_paths, err) < 0) ||
 	    enter_rootfs(a, rootfd, err) < 0)
 		return -1;
 	/* sysctl goes through the private procfs, which no read-only bind of
@@ -221,12 +222,11 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 		return -1;
 	if ((!a->no_new_keyring && join_session_keyring(a->id, err) < 0) ||
 	    brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
-	    brig_apply_personality(a->plan, err) < 0 ||
-	    brig_apply_scheduler(p, a->plan, err) < 0 || brig_apply_ioprio(a->plan, err) < 0 ||
-	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 ||
-	    enter_cwd(p->cwd, err) < 0 || brig_apply_bounding(&a->plan->caps, err) < 0 ||
-	    brig_apply_user(p, true, err) < 0 || brig_apply_capabilities(&a->plan->caps, err) < 0 ||
-	    brig_apply_no_new_privs(p, err) < 0)
+	    brig_apply_personality(a->plan, err) < 0 || brig_apply_scheduler(p, a->plan, err) < 0 ||
+	    brig_apply_ioprio(a->plan, err) < 0 ||
+	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
+	    brig_apply_bounding(&a->plan->caps, err) < 0 || brig_apply_user(p, true, err) < 0 ||
+	    brig_apply_capabilities(&a->plan->caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
 		return -1;
 	*exec_path = brig_exec_lookup(p, err);
 	if (!*exec_path)
@@ -261,7 +261,7 @@ void brig_init_main(const struct brig_init_args *a)
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
 		goto fail;
 	if (a->fifo_fd >= 0 ? wait_for_start(a->fifo_fd, &err) < 0
-			    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
+	                    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
 		goto late_fail;
 	/* brig's own fds go first, so that the sweep below can keep exactly
 	 * the caller's: stdio, $LISTEN_FDS and --preserve-fds */

@@ -20,14 +20,14 @@ struct brig_init_args {
 	const struct brig_ns_plan *ns;
 	const struct brig_process_plan *plan;
 	const char *id;
-	const char *bundle;             /* absolute */
-	const char *rootfs;             /* absolute */
-	int sync_fd;                    /* the init's end of the socketpair */
-	int fifo_fd;                    /* create: exec.fifo (O_RDWR); run: -1 */
+	const char *bundle; /* absolute */
+	const char *rootfs; /* absolute */
+	int sync_fd;        /* the init's end of the socketpair */
+	int fifo_fd;        /* create: exec.fifo (O_RDWR); run: -1 */
 	unsigned int preserve_fds;
 	bool no_pivot;
 	bool no_new_keyring;
-	sigset_t saved_mask;            /* the signal mask to exec with */
+	sigset_t saved_mask; /* the signal mask to exec with */
 };
 
 __attribute__((noreturn)) void brig_init_main(const struct brig_init_args *a);

@@ -17,11 +17,10 @@
 #include "util/log.h"
 
 static const struct brig_command *const commands[] = {
-	&brig_cmd_checkpoint, &brig_cmd_create, &brig_cmd_delete, &brig_cmd_events,
-	&brig_cmd_exec,       &brig_cmd_features, &brig_cmd_kill, &brig_cmd_list,
-	&brig_cmd_pause,      &brig_cmd_ps,     &brig_cmd_restore, &brig_cmd_resume,
-	&brig_cmd_run,        &brig_cmd_spec,   &brig_cmd_start,  &brig_cmd_state,
-	&brig_cmd_update,
+	&brig_cmd_checkpoint, &brig_cmd_create, &brig_cmd_delete, &brig_cmd_events, &brig_cmd_exec,
+	&brig_cmd_features,   &brig_cmd_kill,   &brig_cmd_list,   &brig_cmd_pause,  &brig_cmd_ps,
+	&brig_cmd_restore,    &brig_cmd_resume, &brig_cmd_run,    &brig_cmd_spec,   &brig_cmd_start,
+	&brig_cmd_state,      &brig_cmd_update,
 };
 
 enum {
@@ -38,19 +37,21 @@ enum {
 static const struct brig_option global_options[] = {
 	[G_DEBUG] = { "debug", 0, BRIG_OPT_BOOL, NULL, "enable debug logging", NULL },
 	[G_LOG] = { "log", 0, BRIG_OPT_STRING, "FILE",
-		    "set the log file to write brig logs to (default is stderr)", NULL },
-	[G_LOG_FORMAT] = { "log-format", 0, BRIG_OPT_STRING, "text|json",
-			   "set the log format", "text" },
+	            "set the log file to write brig logs to (default is stderr)", NULL },
+	[G_LOG_FORMAT] = { "log-format", 0, BRIG_OPT_STRING, "text|json", "set the log format",
+	                   "text" },
 	[G_ROOT] = { "root", 0, BRIG_OPT_STRING, "DIR",
-		     "root directory for storage of container state (this should be "
-		     "located in tmpfs)", "/run/brig" },
+	             "root directory for storage of container state (this should be "
+	             "located in tmpfs)",
+	             "/run/brig" },
 	[G_CRIU] = { "criu", 0, BRIG_OPT_STRING, "PATH",
-		     "accepted for runc compatibility; checkpointing is not supported", NULL },
+	             "accepted for runc compatibility; checkpointing is not supported", NULL },
 	[G_SYSTEMD_CGROUP] = { "systemd-cgroup", 0, BRIG_OPT_BOOL, NULL,
-			       "enable systemd cgroup support, expects cgroupsPath to be of "
-			       "form \"slice:prefix:name\"", NULL },
+	                       "enable systemd cgroup support, expects cgroupsPath to be of "
+	                       "form \"slice:prefix:name\"",
+	                       NULL },
 	[G_ROOTLESS] = { "rootless", 0, BRIG_OPT_STRING, "auto|true|false",
-			 "ignore cgroup permission errors", "auto" },
+	                 "ignore cgroup permission errors", "auto" },
 	[G_VERSION] = { "version", 'v', BRIG_OPT_BOOL, NULL, "print the version", NULL },
 };
 
@@ -75,8 +76,8 @@ static void print_help(void)
 
 static void print_command_help(const struct brig_command *c)
 {
-	printf("NAME:\n   brig %s - %s\n\nUSAGE:\n   brig %s%s%s%s\n", c->name, c->summary,
-	       c->name, c->n_options ? " [command options]" : "", c->args_usage ? " " : "",
+	printf("NAME:\n   brig %s - %s\n\nUSAGE:\n   brig %s%s%s%s\n", c->name, c->summary, c->name,
+	       c->n_options ? " [command options]" : "", c->args_usage ? " " : "",
 	       c->args_usage ? c->args_usage : "");
 	if (c->description)
 		printf("\nDESCRIPTION:\n%s\n", c->description);
@@ -109,13 +110,13 @@ static int check_arg_count(const struct brig_command *c, int n, struct brig_erro
 {
 	if (c->min_args == c->max_args && n != c->min_args)
 		return brig_error_usage(err, "\"%s\" requires exactly %d argument%s", c->name,
-					c->min_args, c->min_args == 1 ? "" : "s");
+		                        c->min_args, c->min_args == 1 ? "" : "s");
 	if (n < c->min_args)
 		return brig_error_usage(err, "\"%s\" requires at least %d argument%s", c->name,
-					c->min_args, c->min_args == 1 ? "" : "s");
+		                        c->min_args, c->min_args == 1 ? "" : "s");
 	if (c->max_args >= 0 && n > c->max_args)
 		return brig_error_usage(err, "\"%s\" takes at most %d argument%s", c->name,
-					c->max_args, c->max_args == 1 ? "" : "s");
+		                        c->max_args, c->max_args == 1 ? "" : "s");
 	return 0;
 }
 
@@ -127,7 +128,7 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 	int cmd_index, r = -1;
 
 	if (brig_options_parse(global_options, ARRAY_SIZE(global_options), argc - 1, argv + 1,
-			       BRIG_PARSE_STOP, &g, err) < 0)
+	                       BRIG_PARSE_STOP, &g, err) < 0)
 		return -1;
 	if (g.vals[G_VERSION].b) {
 		print_version();
@@ -142,15 +143,15 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 	if (g.vals[G_LOG_FORMAT].set &&
 	    brig_log_format_parse(g.vals[G_LOG_FORMAT].str, &ctx.log_format) < 0) {
 		brig_error_usage(err, "invalid --log-format \"%s\": expected \"text\" or \"json\"",
-				 g.vals[G_LOG_FORMAT].str);
+		                 g.vals[G_LOG_FORMAT].str);
 		goto out;
 	}
 	if (g.vals[G_ROOTLESS].set) {
 		const char *v = g.vals[G_ROOTLESS].str;
 
 		if (strcmp(v, "auto") && strcmp(v, "true") && strcmp(v, "false")) {
-			brig_error_usage(err, "invalid --rootless \"%s\": expected auto, true or false",
-					 v);
+			brig_error_usage(
+			    err, "invalid --rootless \"%s\": expected auto, true or false", v);
 			goto out;
 		}
 		ctx.rootless = v;
@@ -177,7 +178,7 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 	for (cmd_index = 1; argv[cmd_index] != g.pos[0]; cmd_index++)
 		;
 	if (brig_options_parse(cmd->options, cmd->n_options, argc - cmd_index - 1,
-			       argv + cmd_index + 1, cmd->mode, &a, err) < 0) {
+	                       argv + cmd_index + 1, cmd->mode, &a, err) < 0) {
 		brig_error_wrap(err, "%s", cmd->name);
 		goto out;
 	}

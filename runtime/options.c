@@ -8,8 +8,8 @@
 
 #include "util/error.h"
 
-static const struct brig_option *find(const struct brig_option *table, size_t n,
-				      const char *name, size_t len)
+static const struct brig_option *find(const struct brig_option *table, size_t n, const char *name,
+                                      size_t len)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (strlen(table[i].name) == len && strncmp(table[i].name, name, len) == 0)
@@ -31,9 +31,8 @@ static int parse_bool(const char *s, bool *out)
 	return 0;
 }
 
-int brig_options_parse(const struct brig_option *table, size_t n_table, int argc,
-		       char **argv, enum brig_parse_mode mode, struct brig_args *out,
-		       struct brig_error *err)
+int brig_options_parse(const struct brig_option *table, size_t n_table, int argc, char **argv,
+                       enum brig_parse_mode mode, struct brig_args *out, struct brig_error *err)
 {
 	bool flags_done = false;
 
@@ -78,8 +77,9 @@ int brig_options_parse(const struct brig_option *table, size_t n_table, int argc
 			bool b = true;
 
 			if (value && parse_bool(value, &b) < 0) {
-				brig_error_usage(err, "invalid boolean value \"%s\" for flag \"--%s\"",
-						 value, opt->name);
+				brig_error_usage(err,
+				                 "invalid boolean value \"%s\" for flag \"--%s\"",
+				                 value, opt->name);
 				goto fail;
 			}
 			val->set = true;
@@ -124,10 +124,10 @@ void brig_options_print(const struct brig_option *table, size_t n_table)
 
 		if (o->short_name)
 			snprintf(left, sizeof(left), "--%s%s%s, -%c", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "", o->short_name);
+			         o->arg ? o->arg : "", o->short_name);
 		else
 			snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			         o->arg ? o->arg : "");
 		printf("   %-30s %s", left, o->help);
 		if (o->def)
 			printf(" (default: %s)", o->def);

@@ -20,8 +20,7 @@
 #define STATE_FILE "state.json"
 #define STATE_MAX_BYTES (4u << 20)
 
-int brig_store_open(struct brig_store *st, const char *root, bool create,
-		    struct brig_error *err)
+int brig_store_open(struct brig_store *st, const char *root, bool create, struct brig_error *err)
 {
 	st->root = brig_xstrdup(root);
 	st->rootfd = -1;
@@ -65,7 +64,7 @@ static int not_exist(struct brig_error *err, const char *id)
 }
 
 int brig_store_claim(struct brig_store *st, const char *id, struct brig_entry *out,
-		     struct brig_error *err)
+                     struct brig_error *err)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -93,7 +92,7 @@ int brig_store_claim(struct brig_store *st, const char *id, struct brig_entry *o
 }
 
 int brig_store_lookup(struct brig_store *st, const char *id, enum brig_lock lock,
-		      struct brig_entry *out, struct brig_error *err)
+                      struct brig_entry *out, struct brig_error *err)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat sb;
@@ -188,8 +187,7 @@ int brig_entry_load(struct brig_entry *e, struct brig_state **out, struct brig_e
 	return 0;
 }
 
-int brig_entry_save(struct brig_entry *e, const struct brig_state *state,
-		    struct brig_error *err)
+int brig_entry_save(struct brig_entry *e, const struct brig_state *state, struct brig_error *err)
 {
 	_cleanup_free_ char *text = brig_state_to_json(state);
 
@@ -234,9 +232,9 @@ enum brig_status brig_state_status(const struct brig_state *state)
 
 	if (state->status == BRIG_STATUS_STOPPED || state->pid <= 0)
 		return state->status == BRIG_STATUS_CREATING ? BRIG_STATUS_CREATING
-							      : BRIG_STATUS_STOPPED;
-	if (brig_proc_stat(state->pid, &pstate, &start) < 0 || pstate == 'Z' ||
-	    pstate == 'X' || start != state->pid_start)
+		                                             : BRIG_STATUS_STOPPED;
+	if (brig_proc_stat(state->pid, &pstate, &start) < 0 || pstate == 'Z' || pstate == 'X' ||
+	    start != state->pid_start)
 		return BRIG_STATUS_STOPPED;
 	return state->status;
 }

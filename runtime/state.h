@@ -23,17 +23,20 @@ struct brig_error;
 
 struct brig_store {
 	char *root;
-	int rootfd;     /* -1 when the root does not exist (nothing to find) */
+	int rootfd; /* -1 when the root does not exist (nothing to find) */
 };
 
 /* A container directory, open and locked. */
 struct brig_entry {
 	char *id;
 	int dirfd;
-	int rootfd;     /* borrowed from the store */
+	int rootfd; /* borrowed from the store */
 };
 
-#define BRIG_ENTRY_INIT { NULL, -1, -1 }
+#define BRIG_ENTRY_INIT      \
+	{                    \
+		NULL, -1, -1 \
+	}
 
 enum brig_lock {
 	BRIG_LOCK_SHARED,
@@ -45,8 +48,7 @@ enum brig_lock {
 };
 
 /* Open @root; with @create, make it (0700) when missing. */
-int brig_store_open(struct brig_store *st, const char *root, bool create,
-		    struct brig_error *err);
+int brig_store_open(struct brig_store *st, const char *root, bool create, struct brig_error *err);
 void brig_store_close(struct brig_store *st);
 
 /*
@@ -54,19 +56,18 @@ void brig_store_close(struct brig_store *st);
  * exists' when taken.  The entry is returned locked exclusively.
  */
 int brig_store_claim(struct brig_store *st, const char *id, struct brig_entry *out,
-		     struct brig_error *err);
+                     struct brig_error *err);
 
 /* Find and lock @id; fails with 'container "<id>" does not exist'. */
 int brig_store_lookup(struct brig_store *st, const char *id, enum brig_lock lock,
-		      struct brig_entry *out, struct brig_error *err);
+                      struct brig_entry *out, struct brig_error *err);
 
 /* Sorted ids of every container in the store. */
 int brig_store_list(struct brig_store *st, char ***ids, size_t *n, struct brig_error *err);
 void brig_store_free_list(char **ids, size_t n);
 
 int brig_entry_load(struct brig_entry *e, struct brig_state **out, struct brig_error *err);
-int brig_entry_save(struct brig_entry *e, const struct brig_state *state,
-		    struct brig_error *err);
+int brig_entry_save(struct brig_entry *e, const struct brig_state *state, struct brig_error *err);
 /* Remove the directory and everything in it; the entry stays locked until
  * released (the lock dies with the last fd). */
 int brig_entry_remove(struct brig_entry *e, struct brig_error *err);

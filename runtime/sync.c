@@ -14,10 +14,10 @@
 struct sync_msg {
 	uint32_t magic;
 	uint32_t step;
-	char text[SYNC_MSG_MAX];      /* NUL-terminated for ERROR, else empty */
+	char text[SYNC_MSG_MAX]; /* NUL-terminated for ERROR, else empty */
 };
 
-#define SYNC_MAGIC 0x62726967u   /* "brig" */
+#define SYNC_MAGIC 0x62726967u /* "brig" */
 
 const char *brig_sync_step_name(enum brig_sync_step step)
 {
@@ -54,8 +54,7 @@ int brig_sync_send(int fd, enum brig_sync_step step, const char *text, struct br
 	return 0;
 }
 
-int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who,
-		     struct brig_error *err)
+int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, struct brig_error *err)
 {
 	struct sync_msg m;
 	ssize_t n;
@@ -65,13 +64,13 @@ int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who,
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return brig_error_setp(err, errno, "%s: waiting for %s", who,
-				       brig_sync_step_name(expected));
+		                       brig_sync_step_name(expected));
 	if (n == 0)
 		return brig_error_set(err, "%s exited before %s", who,
-				      brig_sync_step_name(expected));
+		                      brig_sync_step_name(expected));
 	if ((size_t)n < offsetof(struct sync_msg, text) + 1 || m.magic != SYNC_MAGIC)
 		return brig_error_set(err, "%s: truncated or corrupt message while waiting for %s",
-				      who, brig_sync_step_name(expected));
+		                      who, brig_sync_step_name(expected));
 	if (m.step == BRIG_SYNC_ERROR) {
 		m.text[sizeof(m.text) - 1] = '\0';
 		((char *)&m)[n < (ssize_t)sizeof(m) ? n : (ssize_t)sizeof(m) - 1] = '\0';
@@ -79,7 +78,7 @@ int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who,
 	}
 	if (m.step != (uint32_t)expected)
 		return brig_error_set(err, "%s: expected %s, got %s", who,
-				      brig_sync_step_name(expected),
-				      brig_sync_step_name((enum brig_sync_step)m.step));
+		                      brig_sync_step_name(expected),
+		                      brig_sync_step_name((enum brig_sync_step)m.step));
 	return 0;
 }

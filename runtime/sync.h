@@ -49,7 +49,6 @@ int brig_sync_send(int fd, enum brig_sync_step step, const char *msg, struct bri
  * message; anything else unexpected fails with
  * 'container init: expected READY, got ...' (@who names the peer).
  */
-int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who,
-		     struct brig_error *err);
+int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, struct brig_error *err);
 
 #endif

@@ -16,14 +16,14 @@ struct frame {
 	struct brig_json **items;
 	const char **keys;
 	size_t n, alloc;
-	const char *pending_key;   /* OBJECT: key seen, value not yet */
+	const char *pending_key; /* OBJECT: key seen, value not yet */
 };
 
 struct builder {
 	struct brig_arena *arena;
 	struct brig_json *root;
 	struct frame stack[BRIG_JSON_MAX_DEPTH + 1];
-	int depth;                 /* frames in use */
+	int depth; /* frames in use */
 	bool too_deep;
 	bool nul_key;
 };
@@ -203,9 +203,8 @@ static void builder_release(struct builder *b)
 	b->depth = 0;
 }
 
-struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name,
-				  const char *text, size_t len,
-				  struct brig_error *err)
+struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name, const char *text,
+                                  size_t len, struct brig_error *err)
 {
 	struct builder b = { .arena = arena };
 	yajl_handle h = yajl_alloc(&callbacks, NULL, &b);
@@ -226,8 +225,8 @@ struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name,
 
 		builder_path(&b, &path);
 		if (b.too_deep) {
-			reason = brig_xasprintf("nested deeper than %d levels",
-						BRIG_JSON_MAX_DEPTH);
+			reason =
+			    brig_xasprintf("nested deeper than %d levels", BRIG_JSON_MAX_DEPTH);
 		} else if (b.nul_key) {
 			reason = brig_xstrdup("a key contains a NUL byte");
 		} else if (st != yajl_status_ok) {
@@ -236,7 +235,7 @@ struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name,
 			size_t n;
 
 			reason = brig_xasprintf("invalid JSON at byte %zu: %s", off,
-						y ? (const char *)y : "parse error");
+			                        y ? (const char *)y : "parse error");
 			/* yajl ends its messages with a period and a newline */
 			n = strcspn(reason, "\n");
 			while (n > 0 && (reason[n - 1] == '.' || reason[n - 1] == ' '))

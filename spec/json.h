@@ -43,9 +43,8 @@ struct brig_json {
  * Parse @len bytes of @text into a tree allocated from @arena.  Errors read
  * "<name>: <path>: invalid JSON: <reason>" (no path at the top level).
  */
-struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name,
-				  const char *text, size_t len,
-				  struct brig_error *err);
+struct brig_json *brig_json_parse(struct brig_arena *arena, const char *name, const char *text,
+                                  size_t len, struct brig_error *err);
 
 /* The last member named @key of object @obj, or NULL. */
 const struct brig_json *brig_json_get(const struct brig_json *obj, const char *key);

@@ -18,15 +18,9 @@ const char *const brig_hook_stage_names[] = {
 };
 
 const char *const brig_ns_type_names[] = {
-	[BRIG_NS_PID] = "pid",
-	[BRIG_NS_NETWORK] = "network",
-	[BRIG_NS_MOUNT] = "mount",
-	[BRIG_NS_IPC] = "ipc",
-	[BRIG_NS_UTS] = "uts",
-	[BRIG_NS_USER] = "user",
-	[BRIG_NS_CGROUP] = "cgroup",
-	[BRIG_NS_TIME] = "time",
-	NULL,
+	[BRIG_NS_PID] = "pid",       [BRIG_NS_NETWORK] = "network", [BRIG_NS_MOUNT] = "mount",
+	[BRIG_NS_IPC] = "ipc",       [BRIG_NS_UTS] = "uts",         [BRIG_NS_USER] = "user",
+	[BRIG_NS_CGROUP] = "cgroup", [BRIG_NS_TIME] = "time",       NULL,
 };
 
 const char *const brig_seccomp_action_names[] = {
@@ -54,16 +48,12 @@ const char *const brig_seccomp_op_names[] = {
 };
 
 const char *const brig_seccomp_arch_names[] = {
-	"SCMP_ARCH_X86", "SCMP_ARCH_X86_64", "SCMP_ARCH_X32",
-	"SCMP_ARCH_ARM", "SCMP_ARCH_AARCH64",
-	"SCMP_ARCH_MIPS", "SCMP_ARCH_MIPS64", "SCMP_ARCH_MIPS64N32",
-	"SCMP_ARCH_MIPSEL", "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32",
-	"SCMP_ARCH_PPC", "SCMP_ARCH_PPC64", "SCMP_ARCH_PPC64LE",
-	"SCMP_ARCH_S390", "SCMP_ARCH_S390X",
-	"SCMP_ARCH_PARISC", "SCMP_ARCH_PARISC64",
-	"SCMP_ARCH_RISCV64", "SCMP_ARCH_LOONGARCH64",
-	"SCMP_ARCH_M68K", "SCMP_ARCH_SH", "SCMP_ARCH_SHEB",
-	NULL,
+	"SCMP_ARCH_X86",     "SCMP_ARCH_X86_64",   "SCMP_ARCH_X32",         "SCMP_ARCH_ARM",
+	"SCMP_ARCH_AARCH64", "SCMP_ARCH_MIPS",     "SCMP_ARCH_MIPS64",      "SCMP_ARCH_MIPS64N32",
+	"SCMP_ARCH_MIPSEL",  "SCMP_ARCH_MIPSEL64", "SCMP_ARCH_MIPSEL64N32", "SCMP_ARCH_PPC",
+	"SCMP_ARCH_PPC64",   "SCMP_ARCH_PPC64LE",  "SCMP_ARCH_S390",        "SCMP_ARCH_S390X",
+	"SCMP_ARCH_PARISC",  "SCMP_ARCH_PARISC64", "SCMP_ARCH_RISCV64",     "SCMP_ARCH_LOONGARCH64",
+	"SCMP_ARCH_M68K",    "SCMP_ARCH_SH",       "SCMP_ARCH_SHEB",        NULL,
 };
 
 const char *const brig_seccomp_flag_names[] = {

@@ -13,8 +13,8 @@ extern const char *const brig_seccomp_op_names[];
 /* brig_seccomp_arch_names and brig_seccomp_flag_names: spec/spec.h */
 
 struct brig_rlimit_name {
-	const char *name;               /* "RLIMIT_NOFILE" */
-	int resource;                   /* RLIMIT_NOFILE */
+	const char *name; /* "RLIMIT_NOFILE" */
+	int resource;     /* RLIMIT_NOFILE */
 };
 extern const struct brig_rlimit_name brig_rlimit_names[];
 

@@ -19,26 +19,29 @@
 #define HOST_NAME_LIMIT 64
 
 static const char *const sched_policy_names[] = {
-	"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR", "SCHED_BATCH",
-	"SCHED_ISO", "SCHED_IDLE", "SCHED_DEADLINE", NULL,
+	"SCHED_OTHER", "SCHED_FIFO", "SCHED_RR",       "SCHED_BATCH",
+	"SCHED_ISO",   "SCHED_IDLE", "SCHED_DEADLINE", NULL,
 };
 
 static const char *const sched_flag_names[] = {
-	"SCHED_FLAG_RESET_ON_FORK", "SCHED_FLAG_RECLAIM", "SCHED_FLAG_DL_OVERRUN",
-	"SCHED_FLAG_KEEP_POLICY", "SCHED_FLAG_KEEP_PARAMS",
-	"SCHED_FLAG_UTIL_CLAMP_MIN", "SCHED_FLAG_UTIL_CLAMP_MAX", NULL,
+	"SCHED_FLAG_RESET_ON_FORK",  "SCHED_FLAG_RECLAIM",
+	"SCHED_FLAG_DL_OVERRUN",     "SCHED_FLAG_KEEP_POLICY",
+	"SCHED_FLAG_KEEP_PARAMS",    "SCHED_FLAG_UTIL_CLAMP_MIN",
+	"SCHED_FLAG_UTIL_CLAMP_MAX", NULL,
 };
 
 static const char *const ioprio_class_names[] = {
-	"IOPRIO_CLASS_RT", "IOPRIO_CLASS_BE", "IOPRIO_CLASS_IDLE", NULL,
+	"IOPRIO_CLASS_RT",
+	"IOPRIO_CLASS_BE",
+	"IOPRIO_CLASS_IDLE",
+	NULL,
 };
 
 static int parse_root(struct jp *c, const struct brig_json *v, struct brig_root **out)
 {
 	struct brig_root *root = brig_arena_alloc(c->arena, sizeof(*root));
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_string_req(c, v, "path", &root->path) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_string_req(c, v, "path", &root->path) < 0 ||
 	    jp_bool(c, v, "readonly", &root->readonly) < 0)
 		return -1;
 	if (!root->path[0])
@@ -52,8 +55,7 @@ static int parse_mount(struct jp *c, const struct brig_json *v, struct brig_moun
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
 	    jp_string_req(c, v, "destination", &m->destination) < 0 ||
 	    jp_check_absolute(c, "destination", m->destination) < 0 ||
-	    jp_string(c, v, "type", &m->type) < 0 ||
-	    jp_string(c, v, "source", &m->source) < 0 ||
+	    jp_string(c, v, "type", &m->type) < 0 || jp_string(c, v, "source", &m->source) < 0 ||
 	    jp_strings(c, v, "options", &m->options, &m->n_options) < 0 ||
 	    jp_id_mappings(c, v, "uidMappings", &m->uid_mappings, &m->n_uid_mappings) < 0 ||
 	    jp_id_mappings(c, v, "gidMappings", &m->gid_mappings, &m->n_gid_mappings) < 0)
@@ -85,8 +87,7 @@ static int parse_mounts(struct jp *c, const struct brig_json *top, struct brig_c
 
 static int parse_hook(struct jp *c, const struct brig_json *v, struct brig_hook *h)
 {
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_string_req(c, v, "path", &h->path) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_string_req(c, v, "path", &h->path) < 0 ||
 	    jp_check_absolute(c, "path", h->path) < 0 ||
 	    jp_strings(c, v, "args", &h->args, &h->n_args) < 0 ||
 	    jp_strings(c, v, "env", &h->env, &h->n_env) < 0 ||
@@ -135,8 +136,7 @@ static int parse_user(struct jp *c, const struct brig_json *v, struct brig_user 
 	uint64_t n;
 	int r;
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_uint_req(c, v, "uid", UINT32_MAX, &n) < 0)
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_uint_req(c, v, "uid", UINT32_MAX, &n) < 0)
 		return -1;
 	u->uid = (uint32_t)n;
 	if (jp_uint_req(c, v, "gid", UINT32_MAX, &n) < 0)
@@ -167,7 +167,7 @@ static int parse_user(struct jp *c, const struct brig_json *v, struct brig_user 
 }
 
 static int parse_capabilities(struct jp *c, const struct brig_json *v,
-			      struct brig_capabilities **out)
+                              struct brig_capabilities **out)
 {
 	struct brig_capabilities *caps = brig_arena_alloc(c->arena, sizeof(*caps));
 
@@ -239,8 +239,8 @@ static int parse_scheduler(struct jp *c, const struct brig_json *v, struct brig_
 		return -1;
 	s->priority = (int32_t)n;
 	if (jp_strings(c, v, "flags", &s->flags, &s->n_flags) < 0 ||
-	    jp_check_names(c, "flags", s->flags, s->n_flags, sched_flag_names,
-			   "scheduler flag") < 0 ||
+	    jp_check_names(c, "flags", s->flags, s->n_flags, sched_flag_names, "scheduler flag") <
+	        0 ||
 	    jp_uint(c, v, "runtime", UINT64_MAX, &s->runtime) < 0 ||
 	    jp_uint(c, v, "deadline", UINT64_MAX, &s->deadline) < 0 ||
 	    jp_uint(c, v, "period", UINT64_MAX, &s->period) < 0)
@@ -249,8 +249,7 @@ static int parse_scheduler(struct jp *c, const struct brig_json *v, struct brig_
 	return 0;
 }
 
-static int parse_io_priority(struct jp *c, const struct brig_json *v,
-			     struct brig_io_priority **out)
+static int parse_io_priority(struct jp *c, const struct brig_json *v, struct brig_io_priority **out)
 {
 	struct brig_io_priority *io = brig_arena_alloc(c->arena, sizeof(*io));
 	int64_t prio = 0;
@@ -269,12 +268,11 @@ static int parse_io_priority(struct jp *c, const struct brig_json *v,
 }
 
 static int parse_cpu_affinity(struct jp *c, const struct brig_json *v,
-			      struct brig_cpu_affinity **out)
+                              struct brig_cpu_affinity **out)
 {
 	struct brig_cpu_affinity *a = brig_arena_alloc(c->arena, sizeof(*a));
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_string(c, v, "initial", &a->initial) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_string(c, v, "initial", &a->initial) < 0 ||
 	    jp_string(c, v, "final", &a->final) < 0)
 		return -1;
 	if ((a->initial && jp_check_cpu_list(c, "initial", a->initial) < 0) ||
@@ -290,8 +288,7 @@ int brig_parse_process(struct jp *c, const struct brig_json *v, struct brig_proc
 	const struct brig_json *sub = NULL;
 	int r;
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_bool(c, v, "terminal", &p->terminal) < 0)
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_bool(c, v, "terminal", &p->terminal) < 0)
 		return -1;
 	r = jp_object(c, v, "consoleSize", &sub);
 	if (r < 0)
@@ -313,8 +310,7 @@ int brig_parse_process(struct jp *c, const struct brig_json *v, struct brig_proc
 	    jp_strings(c, v, "args", &p->args, &p->n_args) < 0 ||
 	    jp_string(c, v, "commandLine", &p->command_line) < 0 ||
 	    jp_strings(c, v, "env", &p->env, &p->n_env) < 0 ||
-	    jp_string_req(c, v, "cwd", &p->cwd) < 0 ||
-	    jp_check_absolute(c, "cwd", p->cwd) < 0)
+	    jp_string_req(c, v, "cwd", &p->cwd) < 0 || jp_check_absolute(c, "cwd", p->cwd) < 0)
 		return -1;
 	if (p->n_args == 0)
 		return jp_fail(c, "args", "must not be empty");
@@ -338,8 +334,7 @@ int brig_parse_process(struct jp *c, const struct brig_json *v, struct brig_proc
 	    JP_SECTION(c, v, "scheduler", parse_scheduler, &p->scheduler) < 0 ||
 	    jp_string(c, v, "selinuxLabel", &p->selinux_label) < 0 ||
 	    JP_SECTION(c, v, "ioPriority", parse_io_priority, &p->io_priority) < 0 ||
-	    JP_SECTION(c, v, "execCPUAffinity", parse_cpu_affinity,
-		       &p->exec_cpu_affinity) < 0)
+	    JP_SECTION(c, v, "execCPUAffinity", parse_cpu_affinity, &p->exec_cpu_affinity) < 0)
 		return -1;
 	*out = p;
 	return 0;
@@ -365,11 +360,12 @@ static int check_oci_version(struct jp *c, const char *v)
 	}
 	if (parts < 2 || (*p && *p != '-' && *p != '+') ||
 	    (*p && (!p[1] || strspn(p + 1, "0123456789abcdefghijklmnopqrstuvwxyz"
-					   "ABCDEFGHIJKLMNOPQRSTUVWXYZ-.+") != strlen(p + 1))))
+	                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ-.+") != strlen(p + 1))))
 		return jp_fail_value(c, "ociVersion", "invalid version", v);
 	if (strncmp(v, "1.", 2) != 0)
-		return jp_fail(c, "ociVersion", "unsupported version \"%.64s\" (brig supports %s to %s)",
-			       v, BRIG_SPEC_VERSION_MIN, BRIG_SPEC_VERSION);
+		return jp_fail(c, "ociVersion",
+		               "unsupported version \"%.64s\" (brig supports %s to %s)", v,
+		               BRIG_SPEC_VERSION_MIN, BRIG_SPEC_VERSION);
 	return 0;
 }
 
@@ -411,9 +407,9 @@ static int parse_config(struct jp *c, const struct brig_json *top, struct brig_c
  * a context whose values land in @out_arena.
  */
 static int parse_document(const char *name, const char *text, size_t len,
-			  struct brig_arena *out_arena,
-			  int (*fn)(struct jp *, const struct brig_json *, void *),
-			  void *out, struct brig_error *err)
+                          struct brig_arena *out_arena,
+                          int (*fn)(struct jp *, const struct brig_json *, void *), void *out,
+                          struct brig_error *err)
 {
 	struct brig_arena scratch = BRIG_ARENA_INIT;
 	struct jp c = { .arena = out_arena, .file = name, .err = err };
@@ -422,7 +418,7 @@ static int parse_document(const char *name, const char *text, size_t len,
 
 	if (len > BRIG_CONFIG_MAX_BYTES)
 		return brig_error_set(err, "%s: larger than the %u MiB limit", name,
-				      BRIG_CONFIG_MAX_BYTES >> 20);
+		                      BRIG_CONFIG_MAX_BYTES >> 20);
 	top = brig_json_parse(&scratch, name, text, len, err);
 	if (top)
 		r = fn(&c, top, out);
@@ -436,8 +432,8 @@ static int config_fn(struct jp *c, const struct brig_json *top, void *out)
 	return parse_config(c, top, out);
 }
 
-struct brig_config *brig_config_parse(const char *name, const char *text,
-				      size_t len, struct brig_error *err)
+struct brig_config *brig_config_parse(const char *name, const char *text, size_t len,
+                                      struct brig_error *err)
 {
 	struct brig_config *cfg = brig_xcalloc(1, sizeof(*cfg));
 
@@ -449,7 +445,7 @@ struct brig_config *brig_config_parse(const char *name, const char *text,
 }
 
 struct brig_config *brig_config_load(int dirfd, const char *path, const char *name,
-				     struct brig_error *err)
+                                     struct brig_error *err)
 {
 	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
@@ -472,8 +468,8 @@ static int process_fn(struct jp *c, const struct brig_json *top, void *out)
 	return brig_parse_process(c, top, &((struct brig_process_doc *)out)->process);
 }
 
-struct brig_process_doc *brig_process_parse(const char *name, const char *text,
-					    size_t len, struct brig_error *err)
+struct brig_process_doc *brig_process_parse(const char *name, const char *text, size_t len,
+                                            struct brig_error *err)
 {
 	struct brig_process_doc *doc = brig_xcalloc(1, sizeof(*doc));
 
@@ -497,8 +493,8 @@ static int resources_fn(struct jp *c, const struct brig_json *top, void *out)
 	return brig_parse_resources(c, top, &((struct brig_resources_doc *)out)->resources);
 }
 
-struct brig_resources_doc *brig_resources_parse(const char *name, const char *text,
-						size_t len, struct brig_error *err)
+struct brig_resources_doc *brig_resources_parse(const char *name, const char *text, size_t len,
+                                                struct brig_error *err)
 {
 	struct brig_resources_doc *doc = brig_xcalloc(1, sizeof(*doc));
 
@@ -518,7 +514,7 @@ void brig_resources_doc_free(struct brig_resources_doc *doc)
 }
 
 const struct brig_namespace *brig_config_namespace(const struct brig_linux *lx,
-						   enum brig_ns_type type)
+                                                   enum brig_ns_type type)
 {
 	if (!lx)
 		return NULL;

@@ -26,15 +26,15 @@
 #include "spec/path.h"
 
 struct jp {
-	struct brig_arena *arena;       /* where parsed values are allocated */
-	const char *file;               /* "config.json" */
-	struct brig_path path;          /* path of the object being read */
+	struct brig_arena *arena; /* where parsed values are allocated */
+	const char *file;         /* "config.json" */
+	struct brig_path path;    /* path of the object being read */
 	struct brig_error *err;
 };
 
 /* Fail with "<file>: <path>[.<key>]: <fmt...>".  @key may be NULL. */
 int jp_fail(struct jp *c, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Descend into member @key / element @index; jp_leave() restores. */
 size_t jp_enter_key(struct jp *c, const char *key);
@@ -43,60 +43,57 @@ void jp_leave(struct jp *c, size_t mark);
 
 /* Member @key as an object / array.  Returns 1 and sets *out, 0, or -1. */
 int jp_object(struct jp *c, const struct brig_json *obj, const char *key,
-	      const struct brig_json **out);
+              const struct brig_json **out);
 int jp_array(struct jp *c, const struct brig_json *obj, const char *key,
-	     const struct brig_json **out);
+             const struct brig_json **out);
 
-int jp_string(struct jp *c, const struct brig_json *obj, const char *key,
-	      const char **out);
-int jp_string_req(struct jp *c, const struct brig_json *obj, const char *key,
-		  const char **out);
+int jp_string(struct jp *c, const struct brig_json *obj, const char *key, const char **out);
+int jp_string_req(struct jp *c, const struct brig_json *obj, const char *key, const char **out);
 int jp_bool(struct jp *c, const struct brig_json *obj, const char *key, bool *out);
 /* Integers within [min, max]; "1e3", "1.0" and friends are not integers. */
-int jp_int(struct jp *c, const struct brig_json *obj, const char *key,
-	   int64_t min, int64_t max, int64_t *out);
-int jp_uint(struct jp *c, const struct brig_json *obj, const char *key,
-	    uint64_t max, uint64_t *out);
-int jp_int_req(struct jp *c, const struct brig_json *obj, const char *key,
-	       int64_t min, int64_t max, int64_t *out);
-int jp_uint_req(struct jp *c, const struct brig_json *obj, const char *key,
-		uint64_t max, uint64_t *out);
+int jp_int(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+           int64_t *out);
+int jp_uint(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+            uint64_t *out);
+int jp_int_req(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+               int64_t *out);
+int jp_uint_req(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+                uint64_t *out);
 
 /* Optional scalars straight into the model's brig_opt_* types. */
-int jp_opt_i64(struct jp *c, const struct brig_json *obj, const char *key,
-	       int64_t min, int64_t max, struct brig_opt_i64 *out);
-int jp_opt_u64(struct jp *c, const struct brig_json *obj, const char *key,
-	       uint64_t max, struct brig_opt_u64 *out);
-int jp_opt_u32(struct jp *c, const struct brig_json *obj, const char *key,
-	       uint64_t max, struct brig_opt_u32 *out);
-int jp_opt_i32(struct jp *c, const struct brig_json *obj, const char *key,
-	       int64_t min, int64_t max, struct brig_opt_i32 *out);
-int jp_opt_u16(struct jp *c, const struct brig_json *obj, const char *key,
-	       uint64_t max, struct brig_opt_u16 *out);
+int jp_opt_i64(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+               struct brig_opt_i64 *out);
+int jp_opt_u64(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+               struct brig_opt_u64 *out);
+int jp_opt_u32(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+               struct brig_opt_u32 *out);
+int jp_opt_i32(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+               struct brig_opt_i32 *out);
+int jp_opt_u16(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+               struct brig_opt_u16 *out);
 int jp_opt_bool(struct jp *c, const struct brig_json *obj, const char *key,
-		struct brig_opt_bool *out);
+                struct brig_opt_bool *out);
 
 /* An array of strings. */
-int jp_strings(struct jp *c, const struct brig_json *obj, const char *key,
-	       const char ***out, size_t *n);
+int jp_strings(struct jp *c, const struct brig_json *obj, const char *key, const char ***out,
+               size_t *n);
 /* An object whose values are all strings, kept in file order. */
-int jp_string_map(struct jp *c, const struct brig_json *obj, const char *key,
-		  struct brig_kv **out, size_t *n);
+int jp_string_map(struct jp *c, const struct brig_json *obj, const char *key, struct brig_kv **out,
+                  size_t *n);
 
 /*
  * Index of @s in the NULL-terminated @names, or -1.  jp_enum() reads member
  * @key and fails with 'unknown <what> "<value>"' when it is not listed.
  */
 int jp_lookup(const char *const *names, const char *s);
-int jp_enum(struct jp *c, const struct brig_json *obj, const char *key,
-	    const char *const *names, const char *what, int *out);
+int jp_enum(struct jp *c, const struct brig_json *obj, const char *key, const char *const *names,
+            const char *what, int *out);
 
 int jp_enum_req(struct jp *c, const struct brig_json *obj, const char *key,
-		const char *const *names, const char *what, int *out);
+                const char *const *names, const char *what, int *out);
 
 /* Check a value reached some other way (an array element); 0 or -1. */
-int jp_value_int(struct jp *c, const struct brig_json *v, int64_t min, int64_t max,
-		 int64_t *out);
+int jp_value_int(struct jp *c, const struct brig_json *v, int64_t min, int64_t max, int64_t *out);
 int jp_value_uint(struct jp *c, const struct brig_json *v, uint64_t max, uint64_t *out);
 int jp_expect(struct jp *c, const struct brig_json *v, enum brig_json_type type);
 
@@ -126,7 +123,7 @@ int jp_check_cpu_list(struct jp *c, const char *key, const char *s);
 int jp_check_node_list(struct jp *c, const char *key, const char *s);
 int jp_check_ifname(struct jp *c, const char *key, const char *name);
 int jp_check_names(struct jp *c, const char *key, const char **list, size_t n,
-		   const char *const *names, const char *what);
+                   const char *const *names, const char *what);
 
 /*
  * Fail with "<key>.<dup>: duplicate key" when object @map, member @key of the
@@ -136,10 +133,10 @@ int jp_check_unique_keys(struct jp *c, const char *key, const struct brig_json *
 
 /* An array of id mappings (uidMappings/gidMappings) at member @key. */
 int jp_id_mappings(struct jp *c, const struct brig_json *obj, const char *key,
-		   struct brig_id_mapping **out, size_t *n);
+                   struct brig_id_mapping **out, size_t *n);
 
 /* Run @fn on member @key of @obj when present, with the path pointing at it. */
-#define JP_SECTION(c, obj, key, fn, out)                        \
+#define JP_SECTION(c, obj, key, fn, out)                              \
 	({                                                            \
 		const struct brig_json *_v = brig_json_get(obj, key); \
 		int _r = 0;                                           \
@@ -156,36 +153,32 @@ int jp_id_mappings(struct jp *c, const struct brig_json *obj, const char *key,
  * @fn(c, item, &(*out)[i]) parses each one with the path at "<key>[i]".
  * Evaluates to 1, 0 when the member is absent or null, or -1.
  */
-#define JP_LIST(c, obj, key, fn, out, cnt)                                        \
-	({                                                                        \
-		const struct brig_json *_a = NULL;                                \
-		int _lr = jp_array(c, obj, key, &_a);                             \
-		if (_lr > 0) {                                                    \
-			size_t _lm = jp_enter_key(c, key);                        \
+#define JP_LIST(c, obj, key, fn, out, cnt)                                             \
+	({                                                                             \
+		const struct brig_json *_a = NULL;                                     \
+		int _lr = jp_array(c, obj, key, &_a);                                  \
+		if (_lr > 0) {                                                         \
+			size_t _lm = jp_enter_key(c, key);                             \
 			*(out) = brig_arena_array((c)->arena, _a->n, sizeof(**(out))); \
-			*(cnt) = _a->n;                                           \
-			for (size_t _i = 0; _i < _a->n && _lr > 0; _i++) {        \
-				size_t _im = jp_enter_index(c, _i);               \
-				if (fn(c, _a->items[_i], &(*(out))[_i]) < 0)      \
-					_lr = -1;                                 \
-				jp_leave(c, _im);                                 \
-			}                                                         \
-			jp_leave(c, _lm);                                         \
-		}                                                                 \
-		_lr;                                                              \
+			*(cnt) = _a->n;                                                \
+			for (size_t _i = 0; _i < _a->n && _lr > 0; _i++) {             \
+				size_t _im = jp_enter_index(c, _i);                    \
+				if (fn(c, _a->items[_i], &(*(out))[_i]) < 0)           \
+					_lr = -1;                                      \
+				jp_leave(c, _im);                                      \
+			}                                                              \
+			jp_leave(c, _lm);                                              \
+		}                                                                      \
+		_lr;                                                                   \
 	})
 
 /*
  * Sections, one per file.  @v is the section's JSON value (its type is
  * checked by the callee) and c->path already names it.
  */
-int brig_parse_process(struct jp *c, const struct brig_json *v,
-		       struct brig_process **out);
-int brig_parse_linux(struct jp *c, const struct brig_json *v,
-		     struct brig_linux **out);
-int brig_parse_resources(struct jp *c, const struct brig_json *v,
-			 struct brig_resources **out);
-int brig_parse_seccomp(struct jp *c, const struct brig_json *v,
-		       struct brig_seccomp **out);
+int brig_parse_process(struct jp *c, const struct brig_json *v, struct brig_process **out);
+int brig_parse_linux(struct jp *c, const struct brig_json *v, struct brig_linux **out);
+int brig_parse_resources(struct jp *c, const struct brig_json *v, struct brig_resources **out);
+int brig_parse_seccomp(struct jp *c, const struct brig_json *v, struct brig_seccomp **out);
 
 #endif

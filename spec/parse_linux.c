@@ -19,17 +19,20 @@ static const char *const time_clock_names[] = { "monotonic", "boottime", NULL };
 static const char *const device_type_names[] = { "c", "b", "u", "p", NULL };
 
 static const char *const propagation_names[] = {
-	"private", "rprivate", "slave", "rslave",
-	"shared", "rshared", "unbindable", "runbindable", NULL,
+	"private", "rprivate",   "slave",       "rslave", "shared",
+	"rshared", "unbindable", "runbindable", NULL,
 };
 
 static const char *const mpol_mode_names[] = {
-	"MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
-	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL", NULL,
+	"MPOL_DEFAULT",   "MPOL_BIND",           "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
+	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL",      NULL,
 };
 
 static const char *const mpol_flag_names[] = {
-	"MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES", NULL,
+	"MPOL_F_NUMA_BALANCING",
+	"MPOL_F_RELATIVE_NODES",
+	"MPOL_F_STATIC_NODES",
+	NULL,
 };
 
 static const char *const personality_domain_names[] = { "LINUX", "LINUX32", NULL };
@@ -50,8 +53,7 @@ static int check_absolute_list(struct jp *c, const char *key, const char **list,
 	return 0;
 }
 
-static int parse_namespace(struct jp *c, const struct brig_json *v, struct brig_linux *lx,
-			   size_t i)
+static int parse_namespace(struct jp *c, const struct brig_json *v, struct brig_linux *lx, size_t i)
 {
 	struct brig_namespace *ns = &lx->namespaces[i];
 	int type;
@@ -63,7 +65,7 @@ static int parse_namespace(struct jp *c, const struct brig_json *v, struct brig_
 	for (size_t k = 0; k < i; k++)
 		if (lx->namespaces[k].type == ns->type)
 			return jp_fail(c, "type", "duplicate namespace type \"%s\"",
-				       brig_ns_type_name(ns->type));
+			               brig_ns_type_name(ns->type));
 	if (jp_string(c, v, "path", &ns->path) < 0)
 		return -1;
 	/* "path": "" is how Go encoders write "no path": a new namespace */
@@ -143,8 +145,7 @@ static int parse_device(struct jp *c, const struct brig_json *v, struct brig_dev
 {
 	int type;
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_string_req(c, v, "path", &d->path) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_string_req(c, v, "path", &d->path) < 0 ||
 	    jp_check_absolute(c, "path", d->path) < 0 ||
 	    jp_enum_req(c, v, "type", device_type_names, "device type", &type) < 0)
 		return -1;
@@ -189,8 +190,7 @@ static int parse_net_devices(struct jp *c, const struct brig_json *top, struct b
 			return -1;
 		nd->host_name = brig_arena_strdup(c->arena, key);
 		im = jp_enter_key(c, key);
-		if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-		    jp_string(c, v, "name", &nd->name) < 0)
+		if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_string(c, v, "name", &nd->name) < 0)
 			return -1;
 		if (nd->name && jp_check_ifname(c, "name", nd->name) < 0)
 			return -1;
@@ -204,12 +204,11 @@ static int parse_intel_rdt(struct jp *c, const struct brig_json *v, struct brig_
 {
 	struct brig_intel_rdt *rdt = brig_arena_alloc(c->arena, sizeof(*rdt));
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_string(c, v, "closID", &rdt->clos_id) < 0)
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_string(c, v, "closID", &rdt->clos_id) < 0)
 		return -1;
 	/* the CLOS becomes a directory under /sys/fs/resctrl */
 	if (rdt->clos_id && (!rdt->clos_id[0] || strchr(rdt->clos_id, '/') ||
-			     strcmp(rdt->clos_id, ".") == 0 || strcmp(rdt->clos_id, "..") == 0))
+	                     strcmp(rdt->clos_id, ".") == 0 || strcmp(rdt->clos_id, "..") == 0))
 		return jp_fail(c, "closID", "must be a single non-empty path component");
 	if (jp_string(c, v, "l3CacheSchema", &rdt->l3_cache_schema) < 0 ||
 	    jp_string(c, v, "memBwSchema", &rdt->mem_bw_schema) < 0 ||
@@ -229,7 +228,7 @@ static bool has_name(const char **list, size_t n, const char *name)
 }
 
 static int parse_memory_policy(struct jp *c, const struct brig_json *v,
-			       struct brig_memory_policy **out)
+                               struct brig_memory_policy **out)
 {
 	struct brig_memory_policy *mp = brig_arena_alloc(c->arena, sizeof(*mp));
 	int mode;
@@ -242,25 +241,25 @@ static int parse_memory_policy(struct jp *c, const struct brig_json *v,
 	    (mp->nodes && mp->nodes[0] && jp_check_node_list(c, "nodes", mp->nodes) < 0) ||
 	    jp_strings(c, v, "flags", &mp->flags, &mp->n_flags) < 0 ||
 	    jp_check_names(c, "flags", mp->flags, mp->n_flags, mpol_flag_names,
-			   "memory policy flag") < 0)
+	                   "memory policy flag") < 0)
 		return -1;
 	if (has_name(mp->flags, mp->n_flags, "MPOL_F_RELATIVE_NODES") &&
 	    has_name(mp->flags, mp->n_flags, "MPOL_F_STATIC_NODES"))
-		return jp_fail(c, "flags", "MPOL_F_RELATIVE_NODES and MPOL_F_STATIC_NODES "
-			       "are mutually exclusive");
+		return jp_fail(c, "flags",
+		               "MPOL_F_RELATIVE_NODES and MPOL_F_STATIC_NODES "
+		               "are mutually exclusive");
 	*out = mp;
 	return 0;
 }
 
-static int parse_personality(struct jp *c, const struct brig_json *v,
-			     struct brig_personality **out)
+static int parse_personality(struct jp *c, const struct brig_json *v, struct brig_personality **out)
 {
 	struct brig_personality *p = brig_arena_alloc(c->arena, sizeof(*p));
 	int domain;
 
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_enum_req(c, v, "domain", personality_domain_names, "personality domain",
-			&domain) < 0)
+	    jp_enum_req(c, v, "domain", personality_domain_names, "personality domain", &domain) <
+	        0)
 		return -1;
 	p->domain = personality_domain_names[domain];
 	if (jp_strings(c, v, "flags", &p->flags, &p->n_flags) < 0)
@@ -275,8 +274,7 @@ int brig_parse_linux(struct jp *c, const struct brig_json *v, struct brig_linux 
 	int prop;
 	int r;
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    parse_namespaces(c, v, lx) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || parse_namespaces(c, v, lx) < 0 ||
 	    jp_id_mappings(c, v, "uidMappings", &lx->uid_mappings, &lx->n_uid_mappings) < 0 ||
 	    jp_id_mappings(c, v, "gidMappings", &lx->gid_mappings, &lx->n_gid_mappings) < 0 ||
 	    parse_time_offsets(c, v, lx) < 0 ||
@@ -302,8 +300,7 @@ int brig_parse_linux(struct jp *c, const struct brig_json *v, struct brig_linux 
 	if (jp_strings(c, v, "maskedPaths", &lx->masked_paths, &lx->n_masked_paths) < 0 ||
 	    check_absolute_list(c, "maskedPaths", lx->masked_paths, lx->n_masked_paths) < 0 ||
 	    jp_strings(c, v, "readonlyPaths", &lx->readonly_paths, &lx->n_readonly_paths) < 0 ||
-	    check_absolute_list(c, "readonlyPaths", lx->readonly_paths,
-				lx->n_readonly_paths) < 0 ||
+	    check_absolute_list(c, "readonlyPaths", lx->readonly_paths, lx->n_readonly_paths) < 0 ||
 	    jp_string(c, v, "mountLabel", &lx->mount_label) < 0)
 		return -1;
 	*out = lx;

@@ -39,12 +39,11 @@ static int check_access(struct jp *c, const char *access)
 }
 
 static int parse_device_cgroup(struct jp *c, const struct brig_json *v,
-			       struct brig_device_cgroup *d)
+                               struct brig_device_cgroup *d)
 {
 	int type = 0;
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_bool_req(c, v, "allow", &d->allow) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_bool_req(c, v, "allow", &d->allow) < 0 ||
 	    jp_enum(c, v, "type", device_cgroup_type_names, "device type", &type) < 0)
 		return -1;
 	d->type = device_cgroup_type_names[type][0];
@@ -75,7 +74,7 @@ static int parse_memory(struct jp *c, const struct brig_json *v, struct brig_mem
 	if (r > 0 && swappiness != SWAPPINESS_UNSET) {
 		if (swappiness > SWAPPINESS_MAX)
 			return jp_fail(c, "swappiness", "%" PRIu64 " is out of range [0, %d]",
-				       swappiness, SWAPPINESS_MAX);
+			               swappiness, SWAPPINESS_MAX);
 		m->swappiness.set = true;
 		m->swappiness.value = swappiness;
 	}
@@ -112,8 +111,7 @@ static int parse_cpu(struct jp *c, const struct brig_json *v, struct brig_cpu **
 	    jp_opt_u64(c, v, "period", UINT64_MAX, &cpu->period) < 0 ||
 	    jp_opt_i64(c, v, "realtimeRuntime", -1, INT64_MAX, &cpu->realtime_runtime) < 0 ||
 	    jp_opt_u64(c, v, "realtimePeriod", UINT64_MAX, &cpu->realtime_period) < 0 ||
-	    cpu_list(c, v, "cpus", &cpu->cpus) < 0 ||
-	    cpu_list(c, v, "mems", &cpu->mems) < 0 ||
+	    cpu_list(c, v, "cpus", &cpu->cpus) < 0 || cpu_list(c, v, "mems", &cpu->mems) < 0 ||
 	    jp_opt_i64(c, v, "idle", 0, 1, &cpu->idle) < 0)
 		return -1;
 	*out = cpu;
@@ -131,18 +129,18 @@ static int parse_pids(struct jp *c, const struct brig_json *v, struct brig_resou
 
 /* A blkio weight: 0 (unset, as runc takes it) or 10..1000. */
 static int blkio_weight(struct jp *c, const struct brig_json *v, const char *key,
-			struct brig_opt_u16 *out)
+                        struct brig_opt_u16 *out)
 {
 	int r = jp_opt_u16(c, v, key, BLKIO_WEIGHT_MAX, out);
 
 	if (r > 0 && out->value != 0 && out->value < BLKIO_WEIGHT_MIN)
 		return jp_fail(c, key, "%u is out of range [%d, %d] (or 0)", (unsigned)out->value,
-			       BLKIO_WEIGHT_MIN, BLKIO_WEIGHT_MAX);
+		               BLKIO_WEIGHT_MIN, BLKIO_WEIGHT_MAX);
 	return r;
 }
 
 static int parse_weight_device(struct jp *c, const struct brig_json *v,
-			       struct brig_weight_device *w)
+                               struct brig_weight_device *w)
 {
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
 	    jp_int_req(c, v, "major", 0, DEV_NUMBER_MAX, &w->major) < 0 ||
@@ -154,7 +152,7 @@ static int parse_weight_device(struct jp *c, const struct brig_json *v,
 }
 
 static int parse_throttle_device(struct jp *c, const struct brig_json *v,
-				 struct brig_throttle_device *t)
+                                 struct brig_throttle_device *t)
 {
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
 	    jp_int_req(c, v, "major", 0, DEV_NUMBER_MAX, &t->major) < 0 ||
@@ -168,19 +166,18 @@ static int parse_block_io(struct jp *c, const struct brig_json *v, struct brig_b
 {
 	struct brig_blkio *b = brig_arena_alloc(c->arena, sizeof(*b));
 
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    blkio_weight(c, v, "weight", &b->weight) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || blkio_weight(c, v, "weight", &b->weight) < 0 ||
 	    blkio_weight(c, v, "leafWeight", &b->leaf_weight) < 0 ||
 	    JP_LIST(c, v, "weightDevice", parse_weight_device, &b->weight_device,
-		       &b->n_weight_device) < 0 ||
-	    JP_LIST(c, v, "throttleReadBpsDevice", parse_throttle_device,
-		       &b->throttle_read_bps, &b->n_throttle_read_bps) < 0 ||
-	    JP_LIST(c, v, "throttleWriteBpsDevice", parse_throttle_device,
-		       &b->throttle_write_bps, &b->n_throttle_write_bps) < 0 ||
-	    JP_LIST(c, v, "throttleReadIOPSDevice", parse_throttle_device,
-		       &b->throttle_read_iops, &b->n_throttle_read_iops) < 0 ||
-	    JP_LIST(c, v, "throttleWriteIOPSDevice", parse_throttle_device,
-		       &b->throttle_write_iops, &b->n_throttle_write_iops) < 0)
+	            &b->n_weight_device) < 0 ||
+	    JP_LIST(c, v, "throttleReadBpsDevice", parse_throttle_device, &b->throttle_read_bps,
+	            &b->n_throttle_read_bps) < 0 ||
+	    JP_LIST(c, v, "throttleWriteBpsDevice", parse_throttle_device, &b->throttle_write_bps,
+	            &b->n_throttle_write_bps) < 0 ||
+	    JP_LIST(c, v, "throttleReadIOPSDevice", parse_throttle_device, &b->throttle_read_iops,
+	            &b->n_throttle_read_iops) < 0 ||
+	    JP_LIST(c, v, "throttleWriteIOPSDevice", parse_throttle_device, &b->throttle_write_iops,
+	            &b->n_throttle_write_iops) < 0)
 		return -1;
 	*out = b;
 	return 0;
@@ -198,7 +195,7 @@ static bool is_page_size(const char *s)
 }
 
 static int parse_hugepage_limit(struct jp *c, const struct brig_json *v,
-				struct brig_hugepage_limit *h)
+                                struct brig_hugepage_limit *h)
 {
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
 	    jp_string_req(c, v, "pageSize", &h->page_size) < 0)
@@ -210,14 +207,12 @@ static int parse_hugepage_limit(struct jp *c, const struct brig_json *v,
 	return 0;
 }
 
-static int parse_net_priority(struct jp *c, const struct brig_json *v,
-			      struct brig_net_priority *p)
+static int parse_net_priority(struct jp *c, const struct brig_json *v, struct brig_net_priority *p)
 {
 	uint64_t prio;
 
 	/* written as "<name> <priority>" lines to net_prio.ifpriomap */
-	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_string_req(c, v, "name", &p->name) < 0 ||
+	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 || jp_string_req(c, v, "name", &p->name) < 0 ||
 	    jp_check_ifname(c, "name", p->name) < 0 ||
 	    jp_uint_req(c, v, "priority", UINT32_MAX, &prio) < 0)
 		return -1;
@@ -231,8 +226,8 @@ static int parse_network(struct jp *c, const struct brig_json *v, struct brig_ne
 
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
 	    jp_opt_u32(c, v, "classID", UINT32_MAX, &net->class_id) < 0 ||
-	    JP_LIST(c, v, "priorities", parse_net_priority, &net->priorities,
-		       &net->n_priorities) < 0)
+	    JP_LIST(c, v, "priorities", parse_net_priority, &net->priorities, &net->n_priorities) <
+	        0)
 		return -1;
 	*out = net;
 	return 0;
@@ -299,7 +294,7 @@ static int parse_unified(struct jp *c, const struct brig_json *top, struct brig_
 			size_t mark = jp_enter_key(c, "unified");
 
 			jp_fail(c, res->unified[i].key,
-				"invalid cgroup file name (expected \"<controller>.<file>\")");
+			        "invalid cgroup file name (expected \"<controller>.<file>\")");
 			jp_leave(c, mark);
 			return -1;
 		}
@@ -318,10 +313,9 @@ int brig_parse_resources(struct jp *c, const struct brig_json *v, struct brig_re
 	    JP_SECTION(c, v, "pids", parse_pids, res) < 0 ||
 	    JP_SECTION(c, v, "blockIO", parse_block_io, &res->block_io) < 0 ||
 	    JP_LIST(c, v, "hugepageLimits", parse_hugepage_limit, &res->hugepage_limits,
-		       &res->n_hugepage_limits) < 0 ||
+	            &res->n_hugepage_limits) < 0 ||
 	    JP_SECTION(c, v, "network", parse_network, &res->network) < 0 ||
-	    parse_rdma(c, v, res) < 0 ||
-	    parse_unified(c, v, res) < 0)
+	    parse_rdma(c, v, res) < 0 || parse_unified(c, v, res) < 0)
 		return -1;
 	*out = res;
 	return 0;

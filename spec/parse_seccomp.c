@@ -9,7 +9,7 @@
 
 #include "spec/names.h"
 
-#define SECCOMP_ARGS_MAX 6      /* a syscall has arguments 0 to 5 */
+#define SECCOMP_ARGS_MAX 6 /* a syscall has arguments 0 to 5 */
 
 static int parse_arg(struct jp *c, const struct brig_json *v, struct brig_seccomp_arg *a)
 {
@@ -41,8 +41,7 @@ static int parse_syscall(struct jp *c, const struct brig_json *v, struct brig_se
 		return jp_fail(c, "names", "is required");
 	if (s->n_names == 0)
 		return jp_fail(c, "names", "must not be empty");
-	if (jp_enum_req(c, v, "action", brig_seccomp_action_names, "seccomp action",
-			&action) < 0)
+	if (jp_enum_req(c, v, "action", brig_seccomp_action_names, "seccomp action", &action) < 0)
 		return -1;
 	s->action = (enum brig_seccomp_action)action;
 	if (jp_opt_u32(c, v, "errnoRet", UINT32_MAX, &s->errno_ret) < 0 ||
@@ -68,16 +67,16 @@ int brig_parse_seccomp(struct jp *c, const struct brig_json *v, struct brig_secc
 
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
 	    jp_enum_req(c, v, "defaultAction", brig_seccomp_action_names, "seccomp action",
-			&action) < 0)
+	                &action) < 0)
 		return -1;
 	sc->default_action = (enum brig_seccomp_action)action;
 	if (jp_opt_u32(c, v, "defaultErrnoRet", UINT32_MAX, &sc->default_errno_ret) < 0 ||
 	    jp_strings(c, v, "architectures", &sc->architectures, &sc->n_architectures) < 0 ||
 	    jp_check_names(c, "architectures", sc->architectures, sc->n_architectures,
-			   brig_seccomp_arch_names, "seccomp architecture") < 0 ||
+	                   brig_seccomp_arch_names, "seccomp architecture") < 0 ||
 	    jp_strings(c, v, "flags", &sc->flags, &sc->n_flags) < 0 ||
 	    jp_check_names(c, "flags", sc->flags, sc->n_flags, brig_seccomp_flag_names,
-			   "seccomp flag") < 0 ||
+	                   "seccomp flag") < 0 ||
 	    jp_string(c, v, "listenerPath", &sc->listener_path) < 0)
 		return -1;
 	/* "" is how Go encoders write "no listener" */

@@ -74,11 +74,11 @@ static const char *expected_name(enum brig_json_type t)
 }
 
 static int check_type(struct jp *c, const char *key, const struct brig_json *v,
-		      enum brig_json_type type)
+                      enum brig_json_type type)
 {
 	if (v->type != type)
 		return jp_fail(c, key, "expected %s, got %s", expected_name(type),
-			       brig_json_type_name(v->type));
+		               brig_json_type_name(v->type));
 	if (type == BRIG_JSON_STRING && memchr(v->str, '\0', v->len))
 		return jp_fail(c, key, "string contains a NUL byte");
 	return 0;
@@ -98,7 +98,7 @@ static const struct brig_json *member(const struct brig_json *obj, const char *k
 }
 
 int jp_object(struct jp *c, const struct brig_json *obj, const char *key,
-	      const struct brig_json **out)
+              const struct brig_json **out)
 {
 	const struct brig_json *v = member(obj, key);
 
@@ -111,7 +111,7 @@ int jp_object(struct jp *c, const struct brig_json *obj, const char *key,
 }
 
 int jp_array(struct jp *c, const struct brig_json *obj, const char *key,
-	     const struct brig_json **out)
+             const struct brig_json **out)
 {
 	const struct brig_json *v = member(obj, key);
 
@@ -123,8 +123,7 @@ int jp_array(struct jp *c, const struct brig_json *obj, const char *key,
 	return 1;
 }
 
-int jp_string(struct jp *c, const struct brig_json *obj, const char *key,
-	      const char **out)
+int jp_string(struct jp *c, const struct brig_json *obj, const char *key, const char **out)
 {
 	const struct brig_json *v = member(obj, key);
 
@@ -136,8 +135,7 @@ int jp_string(struct jp *c, const struct brig_json *obj, const char *key,
 	return 1;
 }
 
-int jp_string_req(struct jp *c, const struct brig_json *obj, const char *key,
-		  const char **out)
+int jp_string_req(struct jp *c, const struct brig_json *obj, const char *key, const char **out)
 {
 	int r = jp_string(c, obj, key, out);
 
@@ -182,12 +180,12 @@ static int not_an_integer(struct jp *c, const char *key, const struct brig_json 
 {
 	if (v->type == BRIG_JSON_NUMBER)
 		return jp_fail(c, key, "expected an integer, got %.32s%s", v->str,
-			       v->len > 32 ? "..." : "");
+		               v->len > 32 ? "..." : "");
 	return jp_fail(c, key, "expected an integer, got %s", brig_json_type_name(v->type));
 }
 
-static int value_int(struct jp *c, const char *key, const struct brig_json *v,
-		     int64_t min, int64_t max, int64_t *out)
+static int value_int(struct jp *c, const char *key, const struct brig_json *v, int64_t min,
+                     int64_t max, int64_t *out)
 {
 	long long n;
 	char *end;
@@ -197,14 +195,14 @@ static int value_int(struct jp *c, const char *key, const struct brig_json *v,
 	errno = 0;
 	n = strtoll(v->str, &end, 10);
 	if (errno == ERANGE || n < min || n > max)
-		return jp_fail(c, key, "%.32s%s is out of range [%" PRId64 ", %" PRId64 "]",
-			       v->str, v->len > 32 ? "..." : "", min, max);
+		return jp_fail(c, key, "%.32s%s is out of range [%" PRId64 ", %" PRId64 "]", v->str,
+		               v->len > 32 ? "..." : "", min, max);
 	*out = n;
 	return 1;
 }
 
-static int value_uint(struct jp *c, const char *key, const struct brig_json *v,
-		      uint64_t max, uint64_t *out)
+static int value_uint(struct jp *c, const char *key, const struct brig_json *v, uint64_t max,
+                      uint64_t *out)
 {
 	unsigned long long n;
 	char *end;
@@ -217,13 +215,12 @@ static int value_uint(struct jp *c, const char *key, const struct brig_json *v,
 	if ((v->str[0] == '-' && strspn(v->str + 1, "0") != v->len - 1) || errno == ERANGE ||
 	    n > max)
 		return jp_fail(c, key, "%.32s%s is out of range [0, %" PRIu64 "]", v->str,
-			       v->len > 32 ? "..." : "", max);
+		               v->len > 32 ? "..." : "", max);
 	*out = n;
 	return 1;
 }
 
-int jp_value_int(struct jp *c, const struct brig_json *v, int64_t min, int64_t max,
-		 int64_t *out)
+int jp_value_int(struct jp *c, const struct brig_json *v, int64_t min, int64_t max, int64_t *out)
 {
 	return value_int(c, NULL, v, min, max, out) < 0 ? -1 : 0;
 }
@@ -233,24 +230,23 @@ int jp_value_uint(struct jp *c, const struct brig_json *v, uint64_t max, uint64_
 	return value_uint(c, NULL, v, max, out) < 0 ? -1 : 0;
 }
 
-int jp_int(struct jp *c, const struct brig_json *obj, const char *key,
-	   int64_t min, int64_t max, int64_t *out)
+int jp_int(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+           int64_t *out)
 {
 	const struct brig_json *v = member(obj, key);
 
 	return v ? value_int(c, key, v, min, max, out) : 0;
 }
 
-int jp_uint(struct jp *c, const struct brig_json *obj, const char *key,
-	    uint64_t max, uint64_t *out)
+int jp_uint(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max, uint64_t *out)
 {
 	const struct brig_json *v = member(obj, key);
 
 	return v ? value_uint(c, key, v, max, out) : 0;
 }
 
-int jp_int_req(struct jp *c, const struct brig_json *obj, const char *key,
-	       int64_t min, int64_t max, int64_t *out)
+int jp_int_req(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+               int64_t *out)
 {
 	int r = jp_int(c, obj, key, min, max, out);
 
@@ -259,8 +255,8 @@ int jp_int_req(struct jp *c, const struct brig_json *obj, const char *key,
 	return r;
 }
 
-int jp_uint_req(struct jp *c, const struct brig_json *obj, const char *key,
-		uint64_t max, uint64_t *out)
+int jp_uint_req(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+                uint64_t *out)
 {
 	int r = jp_uint(c, obj, key, max, out);
 
@@ -269,8 +265,8 @@ int jp_uint_req(struct jp *c, const struct brig_json *obj, const char *key,
 	return r;
 }
 
-int jp_opt_i64(struct jp *c, const struct brig_json *obj, const char *key,
-	       int64_t min, int64_t max, struct brig_opt_i64 *out)
+int jp_opt_i64(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+               struct brig_opt_i64 *out)
 {
 	int r = jp_int(c, obj, key, min, max, &out->value);
 
@@ -278,8 +274,8 @@ int jp_opt_i64(struct jp *c, const struct brig_json *obj, const char *key,
 	return r;
 }
 
-int jp_opt_u64(struct jp *c, const struct brig_json *obj, const char *key,
-	       uint64_t max, struct brig_opt_u64 *out)
+int jp_opt_u64(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+               struct brig_opt_u64 *out)
 {
 	int r = jp_uint(c, obj, key, max, &out->value);
 
@@ -287,8 +283,8 @@ int jp_opt_u64(struct jp *c, const struct brig_json *obj, const char *key,
 	return r;
 }
 
-int jp_opt_u32(struct jp *c, const struct brig_json *obj, const char *key,
-	       uint64_t max, struct brig_opt_u32 *out)
+int jp_opt_u32(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+               struct brig_opt_u32 *out)
 {
 	uint64_t v = 0;
 	int r = jp_uint(c, obj, key, max > UINT32_MAX ? UINT32_MAX : max, &v);
@@ -298,20 +294,20 @@ int jp_opt_u32(struct jp *c, const struct brig_json *obj, const char *key,
 	return r;
 }
 
-int jp_opt_i32(struct jp *c, const struct brig_json *obj, const char *key,
-	       int64_t min, int64_t max, struct brig_opt_i32 *out)
+int jp_opt_i32(struct jp *c, const struct brig_json *obj, const char *key, int64_t min, int64_t max,
+               struct brig_opt_i32 *out)
 {
 	int64_t v = 0;
 	int r = jp_int(c, obj, key, min < INT32_MIN ? INT32_MIN : min,
-		       max > INT32_MAX ? INT32_MAX : max, &v);
+	               max > INT32_MAX ? INT32_MAX : max, &v);
 
 	out->set = r > 0;
 	out->value = (int32_t)v;
 	return r;
 }
 
-int jp_opt_u16(struct jp *c, const struct brig_json *obj, const char *key,
-	       uint64_t max, struct brig_opt_u16 *out)
+int jp_opt_u16(struct jp *c, const struct brig_json *obj, const char *key, uint64_t max,
+               struct brig_opt_u16 *out)
 {
 	uint64_t v = 0;
 	int r = jp_uint(c, obj, key, max > UINT16_MAX ? UINT16_MAX : max, &v);
@@ -322,7 +318,7 @@ int jp_opt_u16(struct jp *c, const struct brig_json *obj, const char *key,
 }
 
 int jp_opt_bool(struct jp *c, const struct brig_json *obj, const char *key,
-		struct brig_opt_bool *out)
+                struct brig_opt_bool *out)
 {
 	int r = jp_bool(c, obj, key, &out->value);
 
@@ -330,8 +326,8 @@ int jp_opt_bool(struct jp *c, const struct brig_json *obj, const char *key,
 	return r;
 }
 
-int jp_strings(struct jp *c, const struct brig_json *obj, const char *key,
-	       const char ***out, size_t *n)
+int jp_strings(struct jp *c, const struct brig_json *obj, const char *key, const char ***out,
+               size_t *n)
 {
 	const struct brig_json *arr = NULL;
 	const char **list;
@@ -357,8 +353,8 @@ int jp_strings(struct jp *c, const struct brig_json *obj, const char *key,
 	return 1;
 }
 
-int jp_string_map(struct jp *c, const struct brig_json *obj, const char *key,
-		  struct brig_kv **out, size_t *n)
+int jp_string_map(struct jp *c, const struct brig_json *obj, const char *key, struct brig_kv **out,
+                  size_t *n)
 {
 	const struct brig_json *map = NULL;
 	struct brig_kv *kv;
@@ -422,8 +418,8 @@ int jp_lookup(const char *const *names, const char *s)
 	return -1;
 }
 
-int jp_enum(struct jp *c, const struct brig_json *obj, const char *key,
-	    const char *const *names, const char *what, int *out)
+int jp_enum(struct jp *c, const struct brig_json *obj, const char *key, const char *const *names,
+            const char *what, int *out)
 {
 	const char *s = NULL;
 	int r = jp_string(c, obj, key, &s);
@@ -439,7 +435,7 @@ int jp_enum(struct jp *c, const struct brig_json *obj, const char *key,
 }
 
 int jp_enum_req(struct jp *c, const struct brig_json *obj, const char *key,
-		const char *const *names, const char *what, int *out)
+                const char *const *names, const char *what, int *out)
 {
 	int r = jp_enum(c, obj, key, names, what, out);
 
@@ -449,7 +445,7 @@ int jp_enum_req(struct jp *c, const struct brig_json *obj, const char *key,
 }
 
 int jp_id_mappings(struct jp *c, const struct brig_json *obj, const char *key,
-		   struct brig_id_mapping **out, size_t *n)
+                   struct brig_id_mapping **out, size_t *n)
 {
 	const struct brig_json *arr = NULL;
 	struct brig_id_mapping *maps;
@@ -523,7 +519,7 @@ int jp_check_node_list(struct jp *c, const char *key, const char *s)
 	return check_list(c, key, s, "invalid node list");
 }
 
-#define IFNAME_MAX 15   /* IFNAMSIZ - 1 */
+#define IFNAME_MAX 15 /* IFNAMSIZ - 1 */
 
 int jp_check_ifname(struct jp *c, const char *key, const char *name)
 {
@@ -540,7 +536,7 @@ bad:
 }
 
 int jp_check_names(struct jp *c, const char *key, const char **list, size_t n,
-		   const char *const *names, const char *what)
+                   const char *const *names, const char *what)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (jp_lookup(names, list[i]) < 0) {

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <string.h>
 
-
 #define KEY_SHOWN_MAX 64
 
 static struct brig_strbuf *sb(struct brig_path *p)
@@ -36,7 +35,7 @@ void brig_path_key(struct brig_path *p, const char *key)
 		return;
 	}
 	brig_strbuf_addstr(sb(p), "[\"");
-	for (i = 0; key[i] && i < KEY_SHOWN_MAX; i++) {
+	for (i = 0; i < KEY_SHOWN_MAX && key[i]; i++) {
 		unsigned char c = (unsigned char)key[i];
 
 		if (c == '"' || c == '\\')

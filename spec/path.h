@@ -15,7 +15,10 @@ struct brig_path {
 	struct brig_strbuf sb;
 };
 
-#define BRIG_PATH_INIT { BRIG_STRBUF_INIT }
+#define BRIG_PATH_INIT           \
+	{                        \
+		BRIG_STRBUF_INIT \
+	}
 
 void brig_path_key(struct brig_path *p, const char *key);
 void brig_path_index(struct brig_path *p, size_t index);

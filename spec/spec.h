@@ -25,12 +25,30 @@
 
 struct brig_error;
 
-struct brig_opt_i64 { bool set; int64_t value; };
-struct brig_opt_u64 { bool set; uint64_t value; };
-struct brig_opt_u32 { bool set; uint32_t value; };
-struct brig_opt_i32 { bool set; int32_t value; };
-struct brig_opt_u16 { bool set; uint16_t value; };
-struct brig_opt_bool { bool set; bool value; };
+struct brig_opt_i64 {
+	bool set;
+	int64_t value;
+};
+struct brig_opt_u64 {
+	bool set;
+	uint64_t value;
+};
+struct brig_opt_u32 {
+	bool set;
+	uint32_t value;
+};
+struct brig_opt_i32 {
+	bool set;
+	int32_t value;
+};
+struct brig_opt_u16 {
+	bool set;
+	uint16_t value;
+};
+struct brig_opt_bool {
+	bool set;
+	bool value;
+};
 
 /* A string-to-string map (annotations, sysctl, unified), in file order. */
 struct brig_kv {
@@ -45,8 +63,8 @@ struct brig_id_mapping {
 };
 
 struct brig_mount {
-	const char *destination;        /* required */
-	const char *type;               /* NULL: none given */
+	const char *destination; /* required */
+	const char *type;        /* NULL: none given */
 	const char *source;
 	const char **options;
 	size_t n_options;
@@ -57,13 +75,13 @@ struct brig_mount {
 };
 
 struct brig_root {
-	const char *path;               /* required */
+	const char *path; /* required */
 	bool readonly;
 };
 
 struct brig_rlimit {
-	const char *type;               /* RLIMIT_* */
-	int resource;                   /* the RLIMIT_ constant for type */
+	const char *type; /* RLIMIT_* */
+	int resource;     /* the RLIMIT_ constant for type */
 	uint64_t soft, hard;
 };
 
@@ -85,21 +103,21 @@ struct brig_console_size {
 };
 
 struct brig_scheduler {
-	const char *policy;             /* SCHED_*; required */
+	const char *policy; /* SCHED_*; required */
 	int32_t nice;
 	int32_t priority;
-	const char **flags;             /* SCHED_FLAG_* */
+	const char **flags; /* SCHED_FLAG_* */
 	size_t n_flags;
 	uint64_t runtime, deadline, period;
 };
 
 struct brig_io_priority {
-	const char *class_;             /* IOPRIO_CLASS_{RT,BE,IDLE} */
-	int32_t priority;               /* 0..7 */
+	const char *class_; /* IOPRIO_CLASS_{RT,BE,IDLE} */
+	int32_t priority;   /* 0..7 */
 };
 
 struct brig_cpu_affinity {
-	const char *initial;            /* cpu list, e.g. "0-3,7" */
+	const char *initial; /* cpu list, e.g. "0-3,7" */
 	const char *final;
 };
 
@@ -109,10 +127,10 @@ struct brig_process {
 	struct brig_user user;
 	const char **args;
 	size_t n_args;
-	const char *command_line;       /* Windows only; kept for completeness */
+	const char *command_line; /* Windows only; kept for completeness */
 	const char **env;
 	size_t n_env;
-	const char *cwd;                /* required, absolute */
+	const char *cwd; /* required, absolute */
 	struct brig_capabilities *capabilities;
 	struct brig_rlimit *rlimits;
 	size_t n_rlimits;
@@ -126,12 +144,12 @@ struct brig_process {
 };
 
 struct brig_hook {
-	const char *path;               /* required, absolute */
+	const char *path; /* required, absolute */
 	const char **args;
 	size_t n_args;
 	const char **env;
 	size_t n_env;
-	struct brig_opt_i32 timeout;    /* seconds, > 0 */
+	struct brig_opt_i32 timeout; /* seconds, > 0 */
 };
 
 enum brig_hook_stage {
@@ -169,33 +187,33 @@ const char *brig_ns_type_name(enum brig_ns_type type);
 
 struct brig_namespace {
 	enum brig_ns_type type;
-	const char *path;               /* NULL: a new namespace */
+	const char *path; /* NULL: a new namespace */
 };
 
 struct brig_time_offset {
-	const char *clock;              /* "monotonic" or "boottime" */
+	const char *clock; /* "monotonic" or "boottime" */
 	int64_t secs;
 	uint32_t nanosecs;
 };
 
 struct brig_device {
-	const char *path;               /* required, absolute */
-	char type;                      /* 'c', 'b', 'u' or 'p' */
+	const char *path; /* required, absolute */
+	char type;        /* 'c', 'b', 'u' or 'p' */
 	int64_t major, minor;
 	struct brig_opt_u32 file_mode;
 	struct brig_opt_u32 uid, gid;
 };
 
 struct brig_net_device {
-	const char *host_name;          /* the key of linux.netDevices */
-	const char *name;               /* name in the container; NULL: same */
+	const char *host_name; /* the key of linux.netDevices */
+	const char *name;      /* name in the container; NULL: same */
 };
 
 struct brig_device_cgroup {
 	bool allow;
-	char type;                      /* 'a', 'c' or 'b'; 'a' when absent */
-	struct brig_opt_i64 major, minor;   /* absent: any (-1 in cgroup terms) */
-	const char *access;             /* subset of "rwm"; NULL: all */
+	char type;                        /* 'a', 'c' or 'b'; 'a' when absent */
+	struct brig_opt_i64 major, minor; /* absent: any (-1 in cgroup terms) */
+	const char *access;               /* subset of "rwm"; NULL: all */
 };
 
 struct brig_memory {
@@ -229,14 +247,14 @@ struct brig_blkio {
 	struct brig_opt_u16 weight, leaf_weight;
 	struct brig_weight_device *weight_device;
 	size_t n_weight_device;
-	struct brig_throttle_device *throttle_read_bps, *throttle_write_bps,
-		*throttle_read_iops, *throttle_write_iops;
-	size_t n_throttle_read_bps, n_throttle_write_bps,
-		n_throttle_read_iops, n_throttle_write_iops;
+	struct brig_throttle_device *throttle_read_bps, *throttle_write_bps, *throttle_read_iops,
+	    *throttle_write_iops;
+	size_t n_throttle_read_bps, n_throttle_write_bps, n_throttle_read_iops,
+	    n_throttle_write_iops;
 };
 
 struct brig_hugepage_limit {
-	const char *page_size;          /* "2MB", "1GB", ... */
+	const char *page_size; /* "2MB", "1GB", ... */
 	uint64_t limit;
 };
 
@@ -252,7 +270,7 @@ struct brig_network {
 };
 
 struct brig_rdma {
-	const char *device;             /* the key of resources.rdma */
+	const char *device; /* the key of resources.rdma */
 	struct brig_opt_u32 hca_handles, hca_objects;
 };
 
@@ -261,7 +279,7 @@ struct brig_resources {
 	size_t n_devices;
 	struct brig_memory *memory;
 	struct brig_cpu *cpu;
-	struct brig_opt_i64 pids_limit;     /* resources.pids.limit */
+	struct brig_opt_i64 pids_limit; /* resources.pids.limit */
 	bool has_pids;
 	struct brig_blkio *block_io;
 	struct brig_hugepage_limit *hugepage_limits;
@@ -283,14 +301,14 @@ struct brig_intel_rdt {
 };
 
 struct brig_memory_policy {
-	const char *mode;               /* MPOL_* */
+	const char *mode; /* MPOL_* */
 	const char *nodes;
-	const char **flags;             /* MPOL_F_* */
+	const char **flags; /* MPOL_F_* */
 	size_t n_flags;
 };
 
 enum brig_seccomp_action {
-	BRIG_SCMP_ACT_KILL,             /* = KILL_THREAD */
+	BRIG_SCMP_ACT_KILL, /* = KILL_THREAD */
 	BRIG_SCMP_ACT_KILL_PROCESS,
 	BRIG_SCMP_ACT_KILL_THREAD,
 	BRIG_SCMP_ACT_TRAP,
@@ -321,7 +339,7 @@ extern const char *const brig_seccomp_arch_names[];
 extern const char *const brig_seccomp_flag_names[];
 
 struct brig_seccomp_arg {
-	uint32_t index;                 /* 0..5 */
+	uint32_t index; /* 0..5 */
 	uint64_t value, value_two;
 	enum brig_seccomp_op op;
 };
@@ -349,7 +367,7 @@ struct brig_seccomp {
 };
 
 struct brig_personality {
-	const char *domain;             /* "LINUX" or "LINUX32" */
+	const char *domain; /* "LINUX" or "LINUX32" */
 	const char **flags;
 	size_t n_flags;
 };
@@ -381,7 +399,7 @@ struct brig_linux {
 
 struct brig_config {
 	struct brig_arena arena;
-	const char *oci_version;        /* required */
+	const char *oci_version; /* required */
 	struct brig_root *root;
 	struct brig_mount *mounts;
 	size_t n_mounts;
@@ -401,11 +419,11 @@ struct brig_config {
  * Parse and validate config.json text.  @name is how errors name the file
  * ("config.json").  Every error is one line: "<name>: <json path>: <what>".
  */
-struct brig_config *brig_config_parse(const char *name, const char *text,
-				      size_t len, struct brig_error *err);
+struct brig_config *brig_config_parse(const char *name, const char *text, size_t len,
+                                      struct brig_error *err);
 /* Read @path relative to @dirfd (bounded) and parse it; errors name @name. */
 struct brig_config *brig_config_load(int dirfd, const char *path, const char *name,
-				     struct brig_error *err);
+                                     struct brig_error *err);
 void brig_config_free(struct brig_config *config);
 
 /* The process.json of `exec --process FILE`: a bare process object. */
@@ -413,8 +431,8 @@ struct brig_process_doc {
 	struct brig_arena arena;
 	struct brig_process *process;
 };
-struct brig_process_doc *brig_process_parse(const char *name, const char *text,
-					    size_t len, struct brig_error *err);
+struct brig_process_doc *brig_process_parse(const char *name, const char *text, size_t len,
+                                            struct brig_error *err);
 void brig_process_doc_free(struct brig_process_doc *doc);
 
 /* The LinuxResources JSON of `update --resources FILE`. */
@@ -422,12 +440,12 @@ struct brig_resources_doc {
 	struct brig_arena arena;
 	struct brig_resources *resources;
 };
-struct brig_resources_doc *brig_resources_parse(const char *name, const char *text,
-						size_t len, struct brig_error *err);
+struct brig_resources_doc *brig_resources_parse(const char *name, const char *text, size_t len,
+                                                struct brig_error *err);
 void brig_resources_doc_free(struct brig_resources_doc *doc);
 
 /* The namespace entry of @type in @linux, or NULL. */
 const struct brig_namespace *brig_config_namespace(const struct brig_linux *linux,
-						   enum brig_ns_type type);
+                                                   enum brig_ns_type type);
 
 #endif

@@ -10,12 +10,9 @@
 #include "util/jsonw.h"
 
 static const char *const status_names[] = {
-	[BRIG_STATUS_CREATING] = "creating",
-	[BRIG_STATUS_CREATED] = "created",
-	[BRIG_STATUS_RUNNING] = "running",
-	[BRIG_STATUS_PAUSED] = "paused",
-	[BRIG_STATUS_STOPPED] = "stopped",
-	NULL,
+	[BRIG_STATUS_CREATING] = "creating", [BRIG_STATUS_CREATED] = "created",
+	[BRIG_STATUS_RUNNING] = "running",   [BRIG_STATUS_PAUSED] = "paused",
+	[BRIG_STATUS_STOPPED] = "stopped",   NULL,
 };
 
 const char *brig_status_name(enum brig_status status)
@@ -62,7 +59,7 @@ static int parse_state(struct jp *c, const struct brig_json *top, struct brig_st
 }
 
 struct brig_state *brig_state_parse(const char *name, const char *text, size_t len,
-				    struct brig_error *err)
+                                    struct brig_error *err)
 {
 	struct brig_arena scratch = BRIG_ARENA_INIT;
 	struct brig_state *s = brig_state_new();

@@ -27,17 +27,17 @@ enum brig_status {
 const char *brig_status_name(enum brig_status status);
 
 struct brig_state {
-	struct brig_arena arena;        /* owns every string below */
+	struct brig_arena arena; /* owns every string below */
 	const char *oci_version;
 	const char *id;
-	enum brig_status status;        /* as last recorded; see runtime/state.h */
-	pid_t pid;                      /* the container init, 0 when none */
-	uint64_t pid_start;             /* its start time (/proc/PID/stat field 22) */
-	const char *bundle;             /* absolute */
-	const char *rootfs;             /* absolute */
-	const char *created;            /* RFC 3339 */
+	enum brig_status status; /* as last recorded; see runtime/state.h */
+	pid_t pid;               /* the container init, 0 when none */
+	uint64_t pid_start;      /* its start time (/proc/PID/stat field 22) */
+	const char *bundle;      /* absolute */
+	const char *rootfs;      /* absolute */
+	const char *created;     /* RFC 3339 */
 	uid_t owner;
-	bool own_pidns;                 /* the init has a pid namespace of its own */
+	bool own_pidns; /* the init has a pid namespace of its own */
 	struct brig_kv *annotations;
 	size_t n_annotations;
 };
@@ -45,7 +45,7 @@ struct brig_state {
 /* A zeroed state, or a state parsed from brig's own state.json. */
 struct brig_state *brig_state_new(void);
 struct brig_state *brig_state_parse(const char *name, const char *text, size_t len,
-				    struct brig_error *err);
+                                    struct brig_error *err);
 void brig_state_free(struct brig_state *state);
 
 /* brig's state.json (compact). */

@@ -6,11 +6,11 @@ enum { O_IMAGE_PATH, O_WORK_PATH, O_LEAVE_RUNNING };
 
 static const struct brig_option options[] = {
 	[O_IMAGE_PATH] = { "image-path", 0, BRIG_OPT_STRING, "DIR",
-			   "path for saving criu image files", NULL },
+	                   "path for saving criu image files", NULL },
 	[O_WORK_PATH] = { "work-path", 0, BRIG_OPT_STRING, "DIR",
-			  "path for saving work files and logs", NULL },
+	                  "path for saving work files and logs", NULL },
 	[O_LEAVE_RUNNING] = { "leave-running", 0, BRIG_OPT_BOOL, NULL,
-			      "leave the process running after checkpointing", NULL },
+	                      "leave the process running after checkpointing", NULL },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)

@@ -18,26 +18,25 @@ struct brig_error;
 
 /* The global flags, given before the subcommand. */
 struct brig_context {
-	const char *root;               /* --root, or the default */
-	const char *log_path;           /* --log */
+	const char *root;     /* --root, or the default */
+	const char *log_path; /* --log */
 	enum brig_log_format log_format;
 	bool debug;
 	bool systemd_cgroup;
-	const char *rootless;           /* "auto", "true" or "false" */
-	int exit_status;                /* what brig exits with on success (run) */
+	const char *rootless; /* "auto", "true" or "false" */
+	int exit_status;      /* what brig exits with on success (run) */
 };
 
 struct brig_command {
 	const char *name;
-	const char *args_usage;         /* "<container-id>" */
-	const char *summary;            /* one line for the command list */
-	const char *description;        /* paragraphs for --help and the man page */
+	const char *args_usage;  /* "<container-id>" */
+	const char *summary;     /* one line for the command list */
+	const char *description; /* paragraphs for --help and the man page */
 	const struct brig_option *options;
 	size_t n_options;
 	enum brig_parse_mode mode;
-	int min_args, max_args;         /* max_args < 0: no limit */
-	int (*run)(struct brig_context *ctx, struct brig_args *args,
-		   struct brig_error *err);
+	int min_args, max_args; /* max_args < 0: no limit */
+	int (*run)(struct brig_context *ctx, struct brig_args *args, struct brig_error *err);
 };
 
 #define BRIG_OPTIONS(table) .options = (table), .n_options = ARRAY_SIZE(table)
@@ -49,8 +48,8 @@ int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_er
 int brig_cmd_not_implemented(const char *name, struct brig_error *err);
 
 extern const struct brig_command brig_cmd_checkpoint, brig_cmd_create, brig_cmd_delete,
-	brig_cmd_events, brig_cmd_exec, brig_cmd_features, brig_cmd_kill, brig_cmd_list,
-	brig_cmd_pause, brig_cmd_ps, brig_cmd_restore, brig_cmd_resume, brig_cmd_run,
-	brig_cmd_spec, brig_cmd_start, brig_cmd_state, brig_cmd_update;
+    brig_cmd_events, brig_cmd_exec, brig_cmd_features, brig_cmd_kill, brig_cmd_list, brig_cmd_pause,
+    brig_cmd_ps, brig_cmd_restore, brig_cmd_resume, brig_cmd_run, brig_cmd_spec, brig_cmd_start,
+    brig_cmd_state, brig_cmd_update;
 
 #endif

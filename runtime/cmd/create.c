@@ -12,19 +12,21 @@ enum { O_BUNDLE, O_CONSOLE_SOCKET, O_PID_FILE, O_NO_PIVOT, O_NO_NEW_KEYRING, O_P
 
 static const struct brig_option options[] = {
 	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-		       "path to the root of the bundle directory", "the current directory" },
+	               "path to the root of the bundle directory", "the current directory" },
 	[O_CONSOLE_SOCKET] = { "console-socket", 0, BRIG_OPT_STRING, "PATH",
-			       "path to an AF_UNIX socket which will receive a file descriptor "
-			       "referencing the master end of the console's pseudoterminal", NULL },
+	                       "path to an AF_UNIX socket which will receive a file descriptor "
+	                       "referencing the master end of the console's pseudoterminal",
+	                       NULL },
 	[O_PID_FILE] = { "pid-file", 0, BRIG_OPT_STRING, "PATH",
-			 "specify the file to write the process id to", NULL },
+	                 "specify the file to write the process id to", NULL },
 	[O_NO_PIVOT] = { "no-pivot", 0, BRIG_OPT_BOOL, NULL,
-			 "do not use pivot root to jail process inside rootfs", NULL },
+	                 "do not use pivot root to jail process inside rootfs", NULL },
 	[O_NO_NEW_KEYRING] = { "no-new-keyring", 0, BRIG_OPT_BOOL, NULL,
-			       "do not create a new session keyring for the container", NULL },
+	                       "do not create a new session keyring for the container", NULL },
 	[O_PRESERVE_FDS] = { "preserve-fds", 0, BRIG_OPT_STRING, "N",
-			     "pass N additional file descriptors to the container (stdio + "
-			     "$LISTEN_FDS + N in total)", "0" },
+	                     "pass N additional file descriptors to the container (stdio + "
+	                     "$LISTEN_FDS + N in total)",
+	                     "0" },
 };
 
 /* --preserve-fds N: a count of fds, as runc takes it. */
@@ -38,8 +40,8 @@ int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_er
 		return 0;
 	n = strtoul(s, &end, 10);
 	if (!*s || *end || s[0] == '-' || n > 65536)
-		return brig_error_usage(err, "invalid --preserve-fds \"%s\": expected a count of fds",
-					s);
+		return brig_error_usage(
+		    err, "invalid --preserve-fds \"%s\": expected a count of fds", s);
 	*out = (unsigned int)n;
 	return 0;
 }
@@ -66,9 +68,9 @@ const struct brig_command brig_cmd_create = {
 	.args_usage = "<container-id>",
 	.summary = "create a container",
 	.description =
-		"   Create a container from the bundle (the current directory unless --bundle\n"
-		"   is given) and leave its process waiting: `brig start` releases it. The\n"
-		"   container id must be unique on this host.",
+	    "   Create a container from the bundle (the current directory unless --bundle\n"
+	    "   is given) and leave its process waiting: `brig start` releases it. The\n"
+	    "   container id must be unique on this host.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

@@ -8,8 +8,7 @@ enum { O_FORCE };
 
 static const struct brig_option options[] = {
 	[O_FORCE] = { "force", 'f', BRIG_OPT_BOOL, NULL,
-		      "forcibly delete the container if it is still running (uses SIGKILL)",
-		      NULL },
+	              "forcibly delete the container if it is still running (uses SIGKILL)", NULL },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
@@ -22,9 +21,9 @@ const struct brig_command brig_cmd_delete = {
 	.args_usage = "<container-id>",
 	.summary = "delete any resources held by the container",
 	.description =
-		"   Delete a stopped container and everything brig holds for it. With\n"
-		"   --force, a running container is killed first, and a container that does\n"
-		"   not exist is not an error.",
+	    "   Delete a stopped container and everything brig holds for it. With\n"
+	    "   --force, a running container is killed first, and a container that does\n"
+	    "   not exist is not an error.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

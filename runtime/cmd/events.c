@@ -6,9 +6,9 @@ enum { O_INTERVAL, O_STATS };
 
 static const struct brig_option options[] = {
 	[O_INTERVAL] = { "interval", 0, BRIG_OPT_STRING, "DURATION",
-			 "set the stats collection interval", "5s" },
-	[O_STATS] = { "stats", 0, BRIG_OPT_BOOL, NULL,
-		      "display the container's stats then exit", NULL },
+	                 "set the stats collection interval", "5s" },
+	[O_STATS] = { "stats", 0, BRIG_OPT_BOOL, NULL, "display the container's stats then exit",
+	              NULL },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
@@ -19,8 +19,10 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 const struct brig_command brig_cmd_events = {
 	.name = "events",
 	.args_usage = "<container-id>",
-	.summary = "display container events such as OOM notifications, cpu, memory, and IO usage statistics",
-	.description = "   Print the container's events (OOM) and resource statistics as JSON lines.",
+	.summary = "display container events such as OOM notifications, cpu, memory, and IO usage "
+	           "statistics",
+	.description =
+	    "   Print the container's events (OOM) and resource statistics as JSON lines.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

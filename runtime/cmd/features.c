@@ -19,9 +19,9 @@ const struct brig_command brig_cmd_features = {
 	.args_usage = NULL,
 	.summary = "show the enabled features",
 	.description =
-		"   Print the runtime-spec features document: what this build of brig\n"
-		"   implements (spec versions, hooks, mount options, namespaces,\n"
-		"   capabilities, cgroup drivers, seccomp, LSMs). Only what works is listed.",
+	    "   Print the runtime-spec features document: what this build of brig\n"
+	    "   implements (spec versions, hooks, mount options, namespaces,\n"
+	    "   capabilities, cgroup drivers, seccomp, LSMs). Only what works is listed.",
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 0,
 	.max_args = 0,

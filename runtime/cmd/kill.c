@@ -11,7 +11,7 @@ enum { O_ALL };
 
 static const struct brig_option options[] = {
 	[O_ALL] = { "all", 'a', BRIG_OPT_BOOL, NULL,
-		    "send the specified signal to all processes inside the container", NULL },
+	            "send the specified signal to all processes inside the container", NULL },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
@@ -27,8 +27,10 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 const struct brig_command brig_cmd_kill = {
 	.name = "kill",
 	.args_usage = "<container-id> [signal]",
-	.summary = "kill sends the specified signal (default: SIGTERM) to the container's init process",
-	.description = "   Send a signal, by name (KILL, SIGKILL) or number, to the container's init\n   process, or with --all to every process of the container.",
+	.summary =
+	    "kill sends the specified signal (default: SIGTERM) to the container's init process",
+	.description = "   Send a signal, by name (KILL, SIGKILL) or number, to the container's "
+	               "init\n   process, or with --all to every process of the container.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

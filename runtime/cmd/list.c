@@ -15,8 +15,8 @@
 enum { O_FORMAT, O_QUIET };
 
 static const struct brig_option options[] = {
-	[O_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json",
-		       "select one of: table or json", "table" },
+	[O_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json", "select one of: table or json",
+	               "table" },
 	[O_QUIET] = { "quiet", 'q', BRIG_OPT_BOOL, NULL, "display only container IDs", NULL },
 };
 
@@ -29,8 +29,8 @@ struct row {
 #define COLUMNS 6
 static void print_table(struct row *rows, size_t n)
 {
-	static const char *const head[COLUMNS] = { "ID", "PID", "STATUS", "BUNDLE", "CREATED",
-						   "OWNER" };
+	static const char *const head[COLUMNS] = { "ID",     "PID",     "STATUS",
+		                                   "BUNDLE", "CREATED", "OWNER" };
 	char ***cells = brig_xcalloc(n + 1, sizeof(*cells));
 	size_t width[COLUMNS] = { 0 };
 
@@ -50,7 +50,7 @@ static void print_table(struct row *rows, size_t n)
 			cells[i][3] = brig_xstrdup(s->bundle);
 			cells[i][4] = brig_xstrdup(s->created);
 			cells[i][5] = pw ? brig_xstrdup(pw->pw_name)
-					 : brig_xasprintf("#%u", (unsigned)s->owner);
+			                 : brig_xasprintf("#%u", (unsigned)s->owner);
 		}
 		for (int c = 0; c < COLUMNS; c++) {
 			size_t w = strlen(cells[i][c]) + 3;
@@ -118,7 +118,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 
 	if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
 		return brig_error_usage(err, "invalid --format \"%s\": expected table or json",
-					format);
+		                        format);
 	if (brig_store_open(&st, ctx->root, false, err) < 0)
 		return -1;
 	if (brig_store_list(&st, &ids, &n, err) < 0)

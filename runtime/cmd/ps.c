@@ -5,8 +5,8 @@
 enum { O_FORMAT };
 
 static const struct brig_option options[] = {
-	[O_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json",
-		       "select one of: table or json", "table" },
+	[O_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json", "select one of: table or json",
+	               "table" },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
@@ -18,7 +18,8 @@ const struct brig_command brig_cmd_ps = {
 	.name = "ps",
 	.args_usage = "<container-id> [ps options]",
 	.summary = "ps displays the processes running inside a container",
-	.description = "   List the processes of the container; --format json prints a JSON array\n   of pids, the rest is passed to ps(1).",
+	.description = "   List the processes of the container; --format json prints a JSON "
+	               "array\n   of pids, the rest is passed to ps(1).",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_STOP,
 	.min_args = 1,

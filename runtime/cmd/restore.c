@@ -6,11 +6,11 @@ enum { O_IMAGE_PATH, O_WORK_PATH, O_BUNDLE };
 
 static const struct brig_option options[] = {
 	[O_IMAGE_PATH] = { "image-path", 0, BRIG_OPT_STRING, "DIR",
-			   "path to criu image files for restoring", NULL },
+	                   "path to criu image files for restoring", NULL },
 	[O_WORK_PATH] = { "work-path", 0, BRIG_OPT_STRING, "DIR",
-			  "path for saving work files and logs", NULL },
+	                  "path for saving work files and logs", NULL },
 	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-		       "path to the root of the bundle directory", NULL },
+	               "path to the root of the bundle directory", NULL },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)

@@ -20,26 +20,28 @@ enum {
 
 static const struct brig_option options[] = {
 	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-		       "path to the root of the bundle directory", "the current directory" },
+	               "path to the root of the bundle directory", "the current directory" },
 	[O_CONSOLE_SOCKET] = { "console-socket", 0, BRIG_OPT_STRING, "PATH",
-			       "path to an AF_UNIX socket which will receive a file descriptor "
-			       "referencing the master end of the console's pseudoterminal", NULL },
+	                       "path to an AF_UNIX socket which will receive a file descriptor "
+	                       "referencing the master end of the console's pseudoterminal",
+	                       NULL },
 	[O_DETACH] = { "detach", 'd', BRIG_OPT_BOOL, NULL, "detach from the container's process",
-		       NULL },
-	[O_KEEP] = { "keep", 0, BRIG_OPT_BOOL, NULL,
-		     "do not delete the container after it exits", NULL },
+	               NULL },
+	[O_KEEP] = { "keep", 0, BRIG_OPT_BOOL, NULL, "do not delete the container after it exits",
+	             NULL },
 	[O_PID_FILE] = { "pid-file", 0, BRIG_OPT_STRING, "PATH",
-			 "specify the file to write the process id to", NULL },
+	                 "specify the file to write the process id to", NULL },
 	[O_NO_SUBREAPER] = { "no-subreaper", 0, BRIG_OPT_BOOL, NULL,
-			     "disable the use of the subreaper used to reap reparented processes",
-			     NULL },
+	                     "disable the use of the subreaper used to reap reparented processes",
+	                     NULL },
 	[O_NO_PIVOT] = { "no-pivot", 0, BRIG_OPT_BOOL, NULL,
-			 "do not use pivot root to jail process inside rootfs", NULL },
+	                 "do not use pivot root to jail process inside rootfs", NULL },
 	[O_NO_NEW_KEYRING] = { "no-new-keyring", 0, BRIG_OPT_BOOL, NULL,
-			       "do not create a new session keyring for the container", NULL },
+	                       "do not create a new session keyring for the container", NULL },
 	[O_PRESERVE_FDS] = { "preserve-fds", 0, BRIG_OPT_STRING, "N",
-			     "pass N additional file descriptors to the container (stdio + "
-			     "$LISTEN_FDS + N in total)", "0" },
+	                     "pass N additional file descriptors to the container (stdio + "
+	                     "$LISTEN_FDS + N in total)",
+	                     "0" },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
@@ -68,9 +70,9 @@ const struct brig_command brig_cmd_run = {
 	.args_usage = "<container-id>",
 	.summary = "create and run a container",
 	.description =
-		"   Create a container from the bundle and start it. In the foreground, brig\n"
-		"   waits for the container, forwards signals to it, exits with its status\n"
-		"   (128+N when killed by signal N) and deletes it.",
+	    "   Create a container from the bundle and start it. In the foreground, brig\n"
+	    "   waits for the container, forwards signals to it, exits with its status\n"
+	    "   (128+N when killed by signal N) and deletes it.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

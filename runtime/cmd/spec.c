@@ -14,9 +14,9 @@ enum { O_BUNDLE, O_ROOTLESS };
 
 static const struct brig_option options[] = {
 	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-		       "path to the root of the bundle directory", "the current directory" },
+	               "path to the root of the bundle directory", "the current directory" },
 	[O_ROOTLESS] = { "rootless", 0, BRIG_OPT_BOOL, NULL,
-			 "generate a configuration for a rootless container", NULL },
+	                 "generate a configuration for a rootless container", NULL },
 };
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
@@ -30,11 +30,11 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	if (dirfd < 0)
 		return brig_error_setp(err, errno, "bundle \"%s\"", dir);
 	fd = openat(dirfd, "config.json", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
-		    0666);
+	            0666);
 	if (fd < 0) {
 		if (errno == EEXIST)
-			return brig_error_set(err, "file \"%s/config.json\" exists: remove it first",
-					      dir);
+			return brig_error_set(
+			    err, "file \"%s/config.json\" exists: remove it first", dir);
 		return brig_error_setp(err, errno, "create \"%s/config.json\"", dir);
 	}
 	while (off < len) {
@@ -55,8 +55,8 @@ const struct brig_command brig_cmd_spec = {
 	.args_usage = NULL,
 	.summary = "create a new specification file",
 	.description =
-		"   Write a default config.json (the same defaults as `runc spec`) into the\n"
-		"   bundle directory. It runs `sh` in a busybox-style rootfs at ./rootfs.",
+	    "   Write a default config.json (the same defaults as `runc spec`) into the\n"
+	    "   bundle directory. It runs `sh` in a busybox-style rootfs at ./rootfs.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 0,

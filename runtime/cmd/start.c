@@ -13,7 +13,8 @@ const struct brig_command brig_cmd_start = {
 	.name = "start",
 	.args_usage = "<container-id>",
 	.summary = "executes the user defined process in a created container",
-	.description = "   Release the process of a created container: it executes the user\n   process of config.json.",
+	.description = "   Release the process of a created container: it executes the user\n   "
+	               "process of config.json.",
 
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

@@ -110,7 +110,7 @@ static bool same_path(const char *a, const char *b)
  * Fails when the last component is empty, "." or "..", e.g. for "/".
  */
 static int split_path(const char *path, char **buf, const char **parent, const char **base,
-		      struct brig_error *err)
+                      struct brig_error *err)
 {
 	size_t len = strlen(path), start, plen;
 	char *b;
@@ -225,14 +225,14 @@ static int bind_host_node(int dirfd, const char *name, const struct node *n, str
 		return brig_error_setp(err, errno, "stat the host's \"%s\"", n->path);
 	if (!node_matches(n, &st))
 		return brig_error_set(err, "the host's \"%s\" is not the device %c %u:%u", n->path,
-				      n->type, n->major, n->minor);
+		                      n->type, n->major, n->minor);
 	if (move_mount(tree, "", target, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return brig_error_setp(err, errno, "bind the host's \"%s\"", n->path);
 	return 0;
 }
 
 static int create_node(int rootfd, struct dir_cache *dirs, const struct node *n, bool bind,
-		       struct brig_error *err)
+                       struct brig_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
 	const char *parent = NULL, *name = NULL;
@@ -284,7 +284,7 @@ static int create_node(int rootfd, struct dir_cache *dirs, const struct node *n,
  * error if it is not empty), else left alone.
  */
 static int make_link(int dirfd, const char *name, const char *target, bool force,
-		     struct brig_error *err)
+                     struct brig_error *err)
 {
 	char buf[64];
 	struct stat st;
@@ -335,7 +335,7 @@ static int dev_links_setup(int rootfd, struct dir_cache *dirs, struct brig_error
 }
 
 int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns,
-		       struct brig_error *err)
+                       struct brig_error *err)
 {
 	_cleanup_(dir_cache_release) struct dir_cache dirs = { NULL, -1 };
 	const struct brig_device *devs = NULL;
@@ -371,7 +371,7 @@ int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns
 			continue;
 		if (d->major < 0 || d->major > UINT32_MAX || d->minor < 0 || d->minor > UINT32_MAX)
 			return brig_error_set(err, "device \"%s\": bad numbers %lld:%lld", d->path,
-					      (long long)d->major, (long long)d->minor);
+			                      (long long)d->major, (long long)d->minor);
 		n.major = (unsigned)d->major;
 		n.minor = (unsigned)d->minor;
 		if (create_node(rootfd, &dirs, &n, in_userns, err) < 0)
@@ -409,7 +409,7 @@ static int empty_tmpfs(struct brig_error *err)
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return brig_error_setp(err, errno, "create an empty tmpfs");
 	mnt = fsmount(fs, FSMOUNT_CLOEXEC,
-		      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	              MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 	if (mnt < 0)
 		return brig_error_setp(err, errno, "fsmount an empty tmpfs");
 	return mnt;
@@ -459,7 +459,7 @@ static int mask_file(int target, int devnull, const char *path, struct brig_erro
 /* Open @path of the rootfs as O_PATH without following a final symlink.
  * 0 and *fd = -1 when the path is missing or is a symlink (skipped). */
 static int open_target(int rootfd, const char *path, const char *what, int *fd, struct stat *st,
-		       struct brig_error *err)
+                       struct brig_error *err)
 {
 	_cleanup_close_ int f = -1;
 
@@ -484,7 +484,7 @@ static int open_target(int rootfd, const char *path, const char *what, int *fd, 
  * mount of another namespace (EINVAL).
  */
 int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
-		    struct brig_error *err)
+                    struct brig_error *err)
 {
 	_cleanup_close_ int shared = -1;
 	size_t i;
@@ -528,9 +528,9 @@ int brig_paths_readonly(int rootfd, const char *const *paths, size_t n, struct b
 		/* only "ro" is added; nosuid/nodev/noexec stay as they were (runc) */
 		if (mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof(attr)) < 0)
 			return brig_error_setp(err, errno, "readonly \"%s\": set read-only",
-					       paths[i]);
+			                       paths[i]);
 		if (move_mount(tree, "", target, "",
-			       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 			return brig_error_setp(err, errno, "readonly \"%s\"", paths[i]);
 	}
 	return 0;

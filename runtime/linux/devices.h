@@ -21,7 +21,7 @@ struct brig_error;
  * rootfs are replaced only when they are not what they should be.
  */
 int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns,
-		       struct brig_error *err);
+                       struct brig_error *err);
 
 /*
  * linux.maskedPaths: over a file, the host's /dev/null given as @devnull
@@ -30,11 +30,10 @@ int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns
  * a path that turns out to be a symlink is never followed (skipped).
  */
 int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
-		    struct brig_error *err);
+                    struct brig_error *err);
 
 /* linux.readonlyPaths: each is bind-remounted read-only (recursively). */
-int brig_paths_readonly(int rootfd, const char *const *paths, size_t n,
-			struct brig_error *err);
+int brig_paths_readonly(int rootfd, const char *const *paths, size_t n, struct brig_error *err);
 
 /* Open /dev/null of the host and check that it is the char device 1:3. */
 int brig_devnull_open(struct brig_error *err);

@@ -59,13 +59,13 @@
 /* ------------------------------------------------------------ options */
 
 enum option_kind {
-	OPT_IGNORED, /* accepted, nothing to do */
-	OPT_SET, /* set MOUNT_ATTR bits on the top mount */
-	OPT_CLR, /* clear them */
-	OPT_ATIME, /* select an atime mode on the top mount */
+	OPT_IGNORED,       /* accepted, nothing to do */
+	OPT_SET,           /* set MOUNT_ATTR bits on the top mount */
+	OPT_CLR,           /* clear them */
+	OPT_ATIME,         /* select an atime mode on the top mount */
 	OPT_ATIME_DEFAULT, /* "atime": relatime unless strictatime */
-	OPT_ATIME_UNSET, /* undo this atime mode if it is the selected one */
-	OPT_REC_SET, /* the same, on the whole tree */
+	OPT_ATIME_UNSET,   /* undo this atime mode if it is the selected one */
+	OPT_REC_SET,       /* the same, on the whole tree */
 	OPT_REC_CLR,
 	OPT_REC_ATIME,
 	OPT_REC_ATIME_DEFAULT,
@@ -169,7 +169,7 @@ static int option_cmp(const void *key, const void *elem)
 static const struct mount_option *option_find(const char *name)
 {
 	return bsearch(name, mount_options, ARRAY_SIZE(mount_options), sizeof(mount_options[0]),
-		       option_cmp);
+	               option_cmp);
 }
 
 /* Does @opt go to the filesystem (fsconfig) rather than to brig? */
@@ -290,7 +290,7 @@ static void option_apply(const struct mount_option *o, struct brig_mount_flags *
 }
 
 int brig_mount_flags_parse(const char *const *opts, size_t n, struct brig_mount_flags *out,
-			   struct brig_error *err)
+                           struct brig_error *err)
 {
 	struct brig_strbuf data = BRIG_STRBUF_INIT;
 
@@ -416,7 +416,7 @@ static int fs_mount(int fsfd, uint64_t attrs, struct brig_error *err)
 static int bind_open(const char *source, bool recursive, struct brig_error *err)
 {
 	int fd = open_tree(AT_FDCWD, source,
-			   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
+	                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
 
 	if (fd < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", source);
@@ -430,9 +430,9 @@ static int set_attrs(int mntfd, uint64_t set, uint64_t clr, bool recursive, stru
 	if (!set && !clr)
 		return 0;
 	if (mount_setattr(mntfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr,
-			  sizeof(attr)) < 0)
+	                  sizeof(attr)) < 0)
 		return brig_error_setp(err, errno, "set the %sflags",
-				       recursive ? "recursive " : "");
+		                       recursive ? "recursive " : "");
 	return 0;
 }
 
@@ -443,7 +443,7 @@ static int set_propagation(int mntfd, uint64_t propagation, bool recursive, stru
 	if (!propagation)
 		return 0;
 	if (mount_setattr(mntfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr,
-			  sizeof(attr)) < 0)
+	                  sizeof(attr)) < 0)
 		return brig_error_setp(err, errno, "set the propagation");
 	return 0;
 }
@@ -456,15 +456,15 @@ static int attach(int mntfd, int targetfd, struct brig_error *err)
 	int saved;
 
 	if (move_mount(mntfd, "", targetfd, "",
-		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) >= 0)
+	               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) >= 0)
 		return 0;
 	saved = errno;
 	/* the kernel says EINVAL when a directory goes onto a file or back */
 	if (saved == EINVAL && fstat(mntfd, &src) == 0 && fstat(targetfd, &dst) == 0 &&
 	    S_ISDIR(src.st_mode) != S_ISDIR(dst.st_mode)) {
 		brig_error_set(err, S_ISDIR(dst.st_mode)
-					? "the source is a file but the mount point a directory"
-					: "the mount point is not a directory");
+		                        ? "the source is a file but the mount point a directory"
+		                        : "the mount point is not a directory");
 		err->errnum = S_ISDIR(dst.st_mode) ? EISDIR : ENOTDIR;
 		return -1;
 	}
@@ -477,7 +477,7 @@ static int attach(int mntfd, int targetfd, struct brig_error *err)
 
 /* Owner, mode and times of @name in @dstdir from @st. */
 static int copy_metadata(int dstdir, const char *name, const struct stat *st,
-			 struct brig_error *err)
+                         struct brig_error *err)
 {
 	const struct timespec times[2] = { st->st_atim, st->st_mtim };
 
@@ -549,14 +549,14 @@ static int copy_file(int srcdir, int dstdir, const char *name, struct brig_error
 }
 
 static int copy_symlink(int srcdir, int dstdir, const char *name, const struct stat *st,
-			struct brig_error *err)
+                        struct brig_error *err)
 {
 	char target[PATH_MAX];
 	ssize_t n = readlinkat(srcdir, name, target, sizeof(target));
 
 	if (n < 0 || (size_t)n >= sizeof(target))
 		return brig_error_setp(err, n < 0 ? errno : ENAMETOOLONG,
-				       "tmpcopyup: read link \"%s\"", name);
+		                       "tmpcopyup: read link \"%s\"", name);
 	target[n] = '\0';
 	if (symlinkat(target, dstdir, name) < 0)
 		return brig_error_setp(err, errno, "tmpcopyup: create link \"%s\"", name);
@@ -598,7 +598,7 @@ static int copy_tree(int src, int dst, unsigned int depth, struct brig_error *er
 			if (mkdirat(dst, name, 0700) < 0)
 				return brig_error_setp(err, errno, "tmpcopyup: mkdir \"%s\"", name);
 			sub_src = openat(dirfd(dir), name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub_src < 0)
 				return brig_error_setp(err, errno, "tmpcopyup: open \"%s\"", name);
 			sub_dst = openat(dst, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -627,7 +627,7 @@ struct mount_req {
 	const struct brig_mount *m;
 	const struct brig_mount_env *env;
 	struct brig_mount_flags fl;
-	int targetfd; /* O_PATH fd of the destination, once resolved */
+	int targetfd;        /* O_PATH fd of the destination, once resolved */
 	bool target_existed; /* the destination was there before brig */
 };
 
@@ -637,7 +637,7 @@ static int resolve_target(struct mount_req *r, enum brig_mkpath_kind kind, struc
 	r->target_existed = r->targetfd >= 0;
 	if (r->targetfd < 0 && errno != ENOENT)
 		return brig_error_setp(err, errno, "resolve \"%s\" in the rootfs",
-				       r->m->destination);
+		                       r->m->destination);
 	if (r->targetfd < 0)
 		r->targetfd = brig_mkpath_in_root(r->env->rootfd, r->m->destination, kind, err);
 	return r->targetfd < 0 ? -1 : 0;
@@ -664,7 +664,7 @@ static int mount_bind(struct mount_req *r, struct brig_error *err)
 	if (source[0] != '/') {
 		if (!r->env->bundle)
 			return brig_error_set(err, "relative source \"%s\" without a bundle",
-					      source);
+			                      source);
 		source = abs = brig_xasprintf("%s/%s", r->env->bundle, source);
 	}
 	tree = bind_open(source, r->fl.rbind, err);
@@ -753,8 +753,8 @@ static int mount_sysfs(struct mount_req *r, struct brig_error *err)
 	if (tree < 0)
 		return -1;
 	if (set_attrs(tree, r->fl.attr_set | r->fl.rec_attr_set | MOUNT_ATTR_RDONLY,
-		      (r->fl.attr_clr | r->fl.rec_attr_clr) & ~(uint64_t)MOUNT_ATTR_RDONLY, true,
-		      err) < 0 ||
+	              (r->fl.attr_clr | r->fl.rec_attr_clr) & ~(uint64_t)MOUNT_ATTR_RDONLY, true,
+	              err) < 0 ||
 	    attach(tree, r->targetfd, err) < 0)
 		return -1;
 	return TAKE_FD(tree);
@@ -773,7 +773,7 @@ static int mount_remount(struct mount_req *r, struct brig_error *err)
 	target = brig_open_in_root(r->env->rootfd, r->m->destination, O_PATH, 0);
 	if (target < 0)
 		return brig_error_setp(err, errno, "resolve \"%s\" in the rootfs",
-				       r->m->destination);
+		                       r->m->destination);
 	if (r->fl.data) {
 		_cleanup_close_ int fsfd =
 		    fspick(target, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC | FSPICK_NO_AUTOMOUNT);
@@ -798,10 +798,10 @@ static int mount_remount(struct mount_req *r, struct brig_error *err)
 /* A cgroup filesystem mounted at /sys/fs/cgroup or right under it. */
 struct cgroup_hier {
 	char *mountpoint; /* "/sys/fs/cgroup/cpu,cpuacct" */
-	char *root; /* the hierarchy's directory that is mounted there */
+	char *root;       /* the hierarchy's directory that is mounted there */
 	bool v2;
 	char *controllers; /* v1: "cpu,cpuacct", "name=systemd" (from /proc/self/cgroup) */
-	char *path; /* the caller's cgroup in this hierarchy */
+	char *path;        /* the caller's cgroup in this hierarchy */
 };
 
 struct cgroup_layout {
@@ -1034,7 +1034,7 @@ static int cgroup_fresh(const struct cgroup_hier *h, uint64_t attrs, struct brig
  * @tmpfd: a fresh mount with a cgroup namespace, else a bind of the
  * caller's own cgroup directory (runc's behaviour). */
 static int cgroup_mount_hier(const struct mount_req *r, const struct cgroup_hier *h, int tmpfd,
-			     struct brig_error *err)
+                             struct brig_error *err)
 {
 	const char *name = strrchr(h->mountpoint, '/') + 1;
 	_cleanup_close_ int sub = -1, mnt = -1;
@@ -1152,7 +1152,7 @@ static int mount_cgroup(struct mount_req *r, struct brig_error *err)
 /* ------------------------------------------------------------- setup */
 
 static int mount_one(const struct brig_mount *m, const struct brig_mount_env *env,
-		     struct brig_error *err)
+                     struct brig_error *err)
 {
 	struct mount_req r = { .m = m, .env = env, .targetfd = -1 };
 	const char *type = m->type && m->type[0] ? m->type : NULL;
@@ -1188,18 +1188,18 @@ out:
 	if (ret < 0) {
 		if (type || bind)
 			return brig_error_wrap(err, "mount \"%s\" (%s)", m->destination,
-					       type ? type : "bind");
+			                       type ? type : "bind");
 		return brig_error_wrap(err, "mount \"%s\"", m->destination);
 	}
 	return 0;
 }
 
 int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env *env,
-		      struct brig_error *err)
+                      struct brig_error *err)
 {
 	if (env->mount_label)
 		return brig_error_set(err, "mount label \"%s\": not implemented yet",
-				      env->mount_label);
+		                      env->mount_label);
 	for (size_t i = 0; i < cfg->n_mounts; i++)
 		if (mount_one(&cfg->mounts[i], env, err) < 0)
 			return -1;

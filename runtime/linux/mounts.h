@@ -25,11 +25,11 @@ struct brig_mount_flags {
 	uint64_t propagation;                /* MS_PRIVATE, MS_SHARED, ... or 0 */
 	bool rec_propagation;                /* the r* form of the above */
 	bool bind, rbind;
-	bool remount;                        /* change the mount already at the destination */
-	bool sb_ro;                          /* "ro" on a new filesystem */
+	bool remount; /* change the mount already at the destination */
+	bool sb_ro;   /* "ro" on a new filesystem */
 	bool tmpcopyup;
-	bool idmap, ridmap;                  /* idmapped mounts (user namespaces) */
-	char *data;                          /* what goes to fsconfig, comma-joined; heap; may be NULL */
+	bool idmap, ridmap; /* idmapped mounts (user namespaces) */
+	char *data;         /* what goes to fsconfig, comma-joined; heap; may be NULL */
 };
 
 /*
@@ -39,7 +39,7 @@ struct brig_mount_flags {
  * is filesystem data ("mode=755", "size=64k").  Fails on an empty option.
  */
 int brig_mount_flags_parse(const char *const *opts, size_t n, struct brig_mount_flags *out,
-			   struct brig_error *err);
+                           struct brig_error *err);
 void brig_mount_flags_release(struct brig_mount_flags *f);
 
 /* Every option name brig_mount_flags_parse() understands, NULL-terminated
@@ -47,16 +47,16 @@ void brig_mount_flags_release(struct brig_mount_flags *f);
 extern const char *const brig_mount_option_names[];
 
 struct brig_mount_env {
-	int rootfd;                 /* O_PATH|O_DIRECTORY fd of the rootfs */
-	const char *bundle;         /* absolute; relative bind sources are under it */
-	bool new_netns;             /* sysfs is read-only when the netns is the host's */
-	bool new_cgroupns;          /* cgroup: a namespaced mount, else binds */
-	const char *mount_label;    /* linux.mountLabel, or NULL */
+	int rootfd;              /* O_PATH|O_DIRECTORY fd of the rootfs */
+	const char *bundle;      /* absolute; relative bind sources are under it */
+	bool new_netns;          /* sysfs is read-only when the netns is the host's */
+	bool new_cgroupns;       /* cgroup: a namespaced mount, else binds */
+	const char *mount_label; /* linux.mountLabel, or NULL */
 };
 
 /* Make every entry of cfg->mounts, in order.  Errors name the mount:
  * 'mount "/proc" (proc): Operation not permitted'. */
 int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env *env,
-		      struct brig_error *err);
+                      struct brig_error *err);
 
 #endif

@@ -52,14 +52,15 @@ static int open_ns(const struct brig_namespace *ns, size_t index, struct brig_er
 	int type;
 
 	if (fd < 0)
-		return brig_error_setp(err, errno, "config.json: linux.namespaces[%zu].path: open \"%s\"",
-				       index, ns->path);
+		return brig_error_setp(err, errno,
+		                       "config.json: linux.namespaces[%zu].path: open \"%s\"",
+		                       index, ns->path);
 	type = ioctl(fd, NS_GET_NSTYPE);
 	if (type < 0 || type != brig_ns_clone_flag(ns->type)) {
 		close(fd);
-		return brig_error_set(err,
-				      "config.json: linux.namespaces[%zu].path: \"%s\" is not a %s namespace",
-				      index, ns->path, brig_ns_type_name(ns->type));
+		return brig_error_set(
+		    err, "config.json: linux.namespaces[%zu].path: \"%s\" is not a %s namespace",
+		    index, ns->path, brig_ns_type_name(ns->type));
 	}
 	return fd;
 }
@@ -68,9 +69,11 @@ static int open_ns(const struct brig_namespace *ns, size_t index, struct brig_er
  * host-wide setting the container may not change). */
 static int sysctl_namespace(const char *key)
 {
-	static const char *const ipc[] = { "kernel.msgmax", "kernel.msgmnb", "kernel.msgmni",
-					   "kernel.sem", "kernel.shmall", "kernel.shmmax",
-					   "kernel.shmmni", "kernel.shm_rmid_forced", NULL };
+	static const char *const ipc[] = {
+		"kernel.msgmax", "kernel.msgmnb",          "kernel.msgmni",
+		"kernel.sem",    "kernel.shmall",          "kernel.shmmax",
+		"kernel.shmmni", "kernel.shm_rmid_forced", NULL
+	};
 
 	for (int i = 0; ipc[i]; i++)
 		if (strcmp(key, ipc[i]) == 0)
@@ -85,13 +88,13 @@ static int sysctl_namespace(const char *key)
 }
 
 static int check_dependents(const struct brig_config *cfg, const struct brig_ns_plan *plan,
-			    struct brig_error *err)
+                            struct brig_error *err)
 {
 	const struct brig_linux *lx = cfg->linux;
 
 	if (!plan->is_new[BRIG_NS_MOUNT])
 		return brig_error_set(err, "config.json: linux.namespaces: a new mount namespace "
-					   "is required");
+		                           "is required");
 	if (cfg->hostname && cfg->hostname[0] && !plan->is_new[BRIG_NS_UTS])
 		return brig_error_set(err, "config.json: hostname: requires a new uts namespace");
 	if (cfg->domainname && cfg->domainname[0] && !plan->is_new[BRIG_NS_UTS])
@@ -107,31 +110,33 @@ static int check_dependents(const struct brig_config *cfg, const struct brig_ns_
 		free(path);
 
 		if (ns < 0)
-			return brig_error_set(err, "config.json: linux.sysctl[\"%.64s\"]: not "
-						   "namespaced: the container may not set it",
-					      lx->sysctl[i].key);
+			return brig_error_set(err,
+			                      "config.json: linux.sysctl[\"%.64s\"]: not "
+			                      "namespaced: the container may not set it",
+			                      lx->sysctl[i].key);
 		if (!plan->is_new[ns])
-			return brig_error_set(err, "config.json: linux.sysctl[\"%.64s\"]: requires a "
-						   "new %s namespace",
-					      lx->sysctl[i].key, brig_ns_type_name(ns));
+			return brig_error_set(err,
+			                      "config.json: linux.sysctl[\"%.64s\"]: requires a "
+			                      "new %s namespace",
+			                      lx->sysctl[i].key, brig_ns_type_name(ns));
 	}
 	if (lx->n_time_offsets && !plan->is_new[BRIG_NS_TIME])
 		return brig_error_set(err, "config.json: linux.timeOffsets: requires a new time "
-					   "namespace");
+		                           "namespace");
 	if ((lx->n_uid_mappings || lx->n_gid_mappings) && !plan->is_new[BRIG_NS_USER])
 		return brig_error_set(err, "config.json: linux.uidMappings: requires a new user "
-					   "namespace");
+		                           "namespace");
 	if (plan->is_new[BRIG_NS_USER])
 		return brig_error_set(err, "config.json: linux.namespaces: user namespaces are not "
-					   "implemented yet");
+		                           "implemented yet");
 	if (plan->join_fd[BRIG_NS_USER] >= 0 && plan->is_new[BRIG_NS_PID])
 		return brig_error_set(err, "config.json: linux.namespaces: a new pid namespace "
-					   "inside a joined user namespace is not supported");
+		                           "inside a joined user namespace is not supported");
 	return 0;
 }
 
 int brig_ns_plan_build(const struct brig_config *cfg, struct brig_ns_plan *plan,
-		       struct brig_error *err)
+                       struct brig_error *err)
 {
 	const struct brig_linux *lx = cfg->linux;
 
@@ -175,7 +180,7 @@ void brig_ns_plan_release(struct brig_ns_plan *plan)
 }
 
 int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx,
-			 struct brig_error *err)
+                         struct brig_error *err)
 {
 	if (plan->join_fd[BRIG_NS_PID] >= 0 && setns(plan->join_fd[BRIG_NS_PID], CLONE_NEWPID) < 0)
 		return brig_error_setp(err, errno, "join the pid namespace");
@@ -189,15 +194,17 @@ int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linu
 			return brig_error_setp(err, errno, "create a time namespace");
 		for (size_t i = 0; lx && i < lx->n_time_offsets; i++) {
 			const struct brig_time_offset *o = &lx->time_offsets[i];
-			_cleanup_close_ int fd = open("/proc/self/timens_offsets",
-						      O_WRONLY | O_CLOEXEC);
+			_cleanup_close_ int fd =
+			    open("/proc/self/timens_offsets", O_WRONLY | O_CLOEXEC);
 			char line[96];
 			int n = snprintf(line, sizeof(line), "%s %lld %u\n", o->clock,
-					 (long long)o->secs, o->nanosecs);
+			                 (long long)o->secs, o->nanosecs);
 
 			if (fd < 0 || write(fd, line, (size_t)n) != n)
-				return brig_error_setp(err, errno, "set the %s offset of the time "
-								   "namespace", o->clock);
+				return brig_error_setp(err, errno,
+				                       "set the %s offset of the time "
+				                       "namespace",
+				                       o->clock);
 		}
 	}
 	return 0;
@@ -210,7 +217,7 @@ int brig_ns_enter_child(const struct brig_ns_plan *plan, struct brig_error *err)
 
 		if (plan->join_fd[t] >= 0 && setns(plan->join_fd[t], brig_ns_clone_flag(t)) < 0)
 			return brig_error_setp(err, errno, "join the %s namespace",
-					       brig_ns_type_name(t));
+			                       brig_ns_type_name(t));
 	}
 	if (plan->unshare_flags && unshare((int)plan->unshare_flags) < 0)
 		return brig_error_setp(err, errno, "create namespaces");

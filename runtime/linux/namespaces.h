@@ -16,10 +16,10 @@
 struct brig_error;
 
 struct brig_ns_plan {
-	uint64_t clone_flags;           /* CLONE_NEW* created by clone3 */
-	uint64_t unshare_flags;         /* created by the init after joining a user ns */
+	uint64_t clone_flags;   /* CLONE_NEW* created by clone3 */
+	uint64_t unshare_flags; /* created by the init after joining a user ns */
 	bool is_new[BRIG_NS_N_TYPES];
-	int join_fd[BRIG_NS_N_TYPES];   /* namespaces joined by path, else -1 */
+	int join_fd[BRIG_NS_N_TYPES]; /* namespaces joined by path, else -1 */
 };
 
 /*
@@ -32,13 +32,13 @@ struct brig_ns_plan {
  * the JSON path.  Opens the join fds.
  */
 int brig_ns_plan_build(const struct brig_config *cfg, struct brig_ns_plan *plan,
-		       struct brig_error *err);
+                       struct brig_error *err);
 void brig_ns_plan_release(struct brig_ns_plan *plan);
 
 /* In the parent, before clone3: join the pid namespace; create or join the
  * time namespace and set its offsets. */
 int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx,
-			 struct brig_error *err);
+                         struct brig_error *err);
 
 /* In the init: join the namespaces given by path (user first), then create
  * those that had to wait for a joined user namespace. */

@@ -46,7 +46,7 @@ struct name_value {
 
 /* The kernel's values (include/uapi/linux/sched.h), spelled as the spec does. */
 static const struct name_value sched_policies[] = {
-	{ "SCHED_OTHER", 0 }, { "SCHED_FIFO", 1 }, { "SCHED_RR", 2 },	    { "SCHED_BATCH", 3 },
+	{ "SCHED_OTHER", 0 }, { "SCHED_FIFO", 1 }, { "SCHED_RR", 2 },       { "SCHED_BATCH", 3 },
 	{ "SCHED_ISO", 4 },   { "SCHED_IDLE", 5 }, { "SCHED_DEADLINE", 6 },
 };
 
@@ -186,21 +186,21 @@ static int by_strcmp(const void *a, const void *b)
  * running kernel are skipped and reported in one warning, in runc's words.
  */
 static int caps_prepare(const struct brig_capabilities *c, struct brig_capsets *out,
-			struct brig_error *err)
+                        struct brig_error *err)
 {
 	const char **const lists[] = { c->bounding, c->effective, c->inheritable, c->permitted,
-				       c->ambient };
+		                       c->ambient };
 	const size_t counts[] = { c->n_bounding, c->n_effective, c->n_inheritable, c->n_permitted,
-				  c->n_ambient };
+		                  c->n_ambient };
 	uint64_t *const masks[] = { &out->bounding, &out->effective, &out->inheritable,
-				    &out->permitted, &out->ambient };
+		                    &out->permitted, &out->ambient };
 	_cleanup_free_ const char **unknown = NULL;
 	size_t n_unknown = 0, total = 0;
 	int last = brig_cap_last();
 
 	if (!brig_caps_supported())
 		return brig_error_set(err, "process.capabilities: brig was built without libcap "
-					   "(--disable-caps) and cannot set capabilities");
+		                           "(--disable-caps) and cannot set capabilities");
 	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
 		total += counts[k];
 	unknown = brig_xcalloc(total ? total : 1, sizeof(*unknown));
@@ -233,25 +233,25 @@ static int caps_prepare(const struct brig_capabilities *c, struct brig_capsets *
 
 /* runc's checks of process.scheduler (libcontainer/configs/validate). */
 static int sched_prepare(const struct brig_scheduler *s, struct brig_process_plan *out,
-			 struct brig_error *err)
+                         struct brig_error *err)
 {
 	uint64_t v;
 	bool deadline;
 
 	if (lookup(sched_policies, ARRAY_SIZE(sched_policies), s->policy, &v) < 0)
 		return brig_error_set(err, "unknown scheduler policy \"%s\"",
-				      s->policy ? s->policy : "");
+		                      s->policy ? s->policy : "");
 	out->sched_policy = (int)v;
 	if (s->nice < -20 || s->nice > 19)
 		return brig_error_set(err, "invalid scheduler.nice: %d", (int)s->nice);
 	if (s->priority != 0 && strcmp(s->policy, "SCHED_FIFO") != 0 &&
 	    strcmp(s->policy, "SCHED_RR") != 0)
 		return brig_error_set(err, "scheduler.priority can only be specified for "
-					   "SCHED_FIFO or SCHED_RR policy");
+		                           "SCHED_FIFO or SCHED_RR policy");
 	deadline = strcmp(s->policy, "SCHED_DEADLINE") == 0;
 	if (!deadline && (s->runtime || s->deadline || s->period))
 		return brig_error_set(err, "scheduler runtime/deadline/period can only be "
-					   "specified for SCHED_DEADLINE policy");
+		                           "specified for SCHED_DEADLINE policy");
 	out->sched_flags = 0;
 	for (size_t i = 0; i < s->n_flags; i++) {
 		if (lookup(sched_flags, ARRAY_SIZE(sched_flags), s->flags[i], &v) < 0)
@@ -262,7 +262,7 @@ static int sched_prepare(const struct brig_scheduler *s, struct brig_process_pla
 }
 
 int brig_process_prepare(const struct brig_process *p, const char *personality_domain,
-			 struct brig_process_plan *out, struct brig_error *err)
+                         struct brig_process_plan *out, struct brig_error *err)
 {
 	uint64_t v;
 
@@ -280,7 +280,7 @@ int brig_process_prepare(const struct brig_process *p, const char *personality_d
 
 		if (lookup(ioprio_classes, ARRAY_SIZE(ioprio_classes), io->class_, &v) < 0) {
 			brig_error_set(err, "unknown I/O priority class \"%s\"",
-				       io->class_ ? io->class_ : "");
+			               io->class_ ? io->class_ : "");
 			goto fail;
 		}
 		if (io->priority < 0 || io->priority > 7) {
@@ -291,9 +291,9 @@ int brig_process_prepare(const struct brig_process *p, const char *personality_d
 	}
 	if (personality_domain) {
 		if (lookup(personality_domains, ARRAY_SIZE(personality_domains), personality_domain,
-			   &v) < 0) {
+		           &v) < 0) {
 			brig_error_set(err, "unknown personality domain \"%s\"",
-				       personality_domain);
+			               personality_domain);
 			goto fail;
 		}
 		out->personality = (int)v;
@@ -392,12 +392,12 @@ int brig_apply_personality(const struct brig_process_plan *plan, struct brig_err
 		return 0;
 	if (personality((unsigned long)plan->personality) < 0)
 		return brig_error_setp(err, errno, "personality \"%s\"",
-				       plan->personality == PER_LINUX32 ? "LINUX32" : "LINUX");
+		                       plan->personality == PER_LINUX32 ? "LINUX32" : "LINUX");
 	return 0;
 }
 
 int brig_apply_scheduler(const struct brig_process *p, const struct brig_process_plan *plan,
-			 struct brig_error *err)
+                         struct brig_error *err)
 {
 	const struct brig_scheduler *s = p->scheduler;
 	struct brig_sched_attr attr;
@@ -461,7 +461,7 @@ int brig_apply_bounding(const struct brig_capsets *caps, struct brig_error *err)
 			continue;
 		if (prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0) < 0)
 			return brig_error_setp(err, errno, "drop \"%s\" from the bounding set",
-					       brig_cap_name(cap, name, sizeof(name)));
+			                       brig_cap_name(cap, name, sizeof(name)));
 	}
 	return 0;
 }
@@ -471,7 +471,7 @@ static int id_error(struct brig_error *err, const char *what, uint32_t id)
 {
 	if (errno == EINVAL)
 		return brig_error_set(err, "set%s \"%u\": %s is not mapped in the user namespace",
-				      what, id, what);
+		                      what, id, what);
 	return brig_error_setp(err, errno, "set%s \"%u\"", what, id);
 }
 
@@ -483,7 +483,7 @@ int brig_apply_user(const struct brig_process *p, bool setgroups_allowed, struct
 	umask(u->umask.set ? (mode_t)u->umask.value : 0022);
 	if (!setgroups_allowed && u->n_additional_gids > 0)
 		return brig_error_set(err, "cannot set additionalGids: setgroups is denied in the "
-					   "container's user namespace");
+		                           "container's user namespace");
 	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_KEEPCAPS)");
 	if (setgroups_allowed) {
@@ -547,7 +547,7 @@ int brig_apply_capabilities(const struct brig_capsets *caps, struct brig_error *
 		 * runc's default config asks for more and runc says nothing */
 		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, (unsigned long)cap, 0, 0) < 0)
 			brig_debug("can't raise ambient capability %s: %s",
-				  brig_cap_name(cap, name, sizeof(name)), strerror(errno));
+			           brig_cap_name(cap, name, sizeof(name)), strerror(errno));
 	}
 	return 0;
 }
@@ -671,7 +671,7 @@ char *brig_exec_lookup(const struct brig_process *p, struct brig_error *err)
 
 	if (!name || !name[0])
 		return lookup_fail(err, ENOENT, name ? name : "",
-				   "executable file not found in $PATH");
+		                   "executable file not found in $PATH");
 	if (strchr(name, '/')) {
 		e = find_executable(name, &from_stat);
 		if (e == 0)
@@ -694,8 +694,8 @@ char *brig_exec_lookup(const struct brig_process *p, struct brig_error *err)
 			/* Go >= 1.19 refuses what a relative $PATH element finds */
 			if (cand[0] != '/')
 				return lookup_fail(err, EACCES, name,
-						   "cannot run executable found relative to "
-						   "current directory");
+				                   "cannot run executable found relative to "
+				                   "current directory");
 			return TAKE_PTR(cand);
 		}
 		if (dir[len] == '\0')
@@ -754,7 +754,7 @@ static const char *container_home(uint32_t uid, char **buf)
 
 	if (root >= 0)
 		fd = brig_openat2(root, "etc/passwd", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-				  0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
+		                  0, RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS);
 	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    brig_read_fd(fd, "/etc/passwd", 4u << 20, buf, NULL, &ignored) == 0)
 		home = passwd_home(*buf, uid);

@@ -18,18 +18,18 @@ struct brig_kv;
 
 /* The five capability sets as bitmasks (bit N = capability N). */
 struct brig_capsets {
-	bool given;     /* process.capabilities was present */
+	bool given; /* process.capabilities was present */
 	uint64_t bounding, effective, inheritable, permitted, ambient;
 };
 
 /* A process spec resolved into what the kernel takes. */
 struct brig_process_plan {
 	struct brig_capsets caps;
-	int sched_policy;       /* -1: leave as is */
+	int sched_policy; /* -1: leave as is */
 	uint64_t sched_flags;
-	int ioprio;             /* -1: leave as is; else IOPRIO_PRIO_VALUE(class, data) */
-	int personality;        /* -1: leave as is */
-	char *cpus_initial;     /* execCPUAffinity, verbatim ("0-3,7") or NULL */
+	int ioprio;         /* -1: leave as is; else IOPRIO_PRIO_VALUE(class, data) */
+	int personality;    /* -1: leave as is */
+	char *cpus_initial; /* execCPUAffinity, verbatim ("0-3,7") or NULL */
 	char *cpus_final;
 };
 
@@ -39,7 +39,7 @@ struct brig_process_plan {
  * with a warning, as runc does.  Runs in the parent.
  */
 int brig_process_prepare(const struct brig_process *p, const char *personality_domain,
-			 struct brig_process_plan *out, struct brig_error *err);
+                         struct brig_process_plan *out, struct brig_error *err);
 void brig_process_plan_release(struct brig_process_plan *plan);
 
 /* Each step below returns 0 or -1 with @err set.  The init calls them in
@@ -56,14 +56,13 @@ int brig_apply_sysctl(int procfd, const struct brig_kv *kv, size_t n, struct bri
 char *brig_sysctl_path(const char *key, struct brig_error *err);
 int brig_apply_personality(const struct brig_process_plan *plan, struct brig_error *err);
 int brig_apply_scheduler(const struct brig_process *p, const struct brig_process_plan *plan,
-			 struct brig_error *err);
+                         struct brig_error *err);
 int brig_apply_ioprio(const struct brig_process_plan *plan, struct brig_error *err);
 int brig_apply_cpu_affinity(const char *cpus, struct brig_error *err);
 /* Drop from the bounding set what it does not hold (needs CAP_SETPCAP). */
 int brig_apply_bounding(const struct brig_capsets *caps, struct brig_error *err);
 /* setgroups(additionalGids), setgid, setuid, keeping capabilities. */
-int brig_apply_user(const struct brig_process *p, bool setgroups_allowed,
-		    struct brig_error *err);
+int brig_apply_user(const struct brig_process *p, bool setgroups_allowed, struct brig_error *err);
 /* effective/permitted/inheritable, then ambient, after the uid switch. */
 int brig_apply_capabilities(const struct brig_capsets *caps, struct brig_error *err);
 int brig_apply_no_new_privs(const struct brig_process *p, struct brig_error *err);

@@ -23,15 +23,15 @@ int brig_procfs_open(struct brig_error *err)
 		return brig_error_setp(err, errno, "fsopen \"proc\"");
 	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		return brig_error_setp(err, errno, "create a private procfs");
-	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-					     MOUNT_ATTR_NOEXEC);
+	mfd = fsmount(fsfd, FSMOUNT_CLOEXEC,
+	              MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
 	if (mfd < 0)
 		return brig_error_setp(err, errno, "mount a private procfs");
 	return mfd;
 }
 
 int brig_procfs_write(int procfd, const char *path, const char *data, size_t len,
-		      struct brig_error *err)
+                      struct brig_error *err)
 {
 	_cleanup_close_ int fd = -1;
 	struct statfs sfs;
@@ -39,8 +39,8 @@ int brig_procfs_write(int procfd, const char *path, const char *data, size_t len
 
 	do
 		fd = brig_openat2(procfd, path, O_WRONLY | O_CLOEXEC | O_NOCTTY, 0,
-				  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-					  RESOLVE_NO_XDEV);
+		                  RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
+		                      RESOLVE_NO_XDEV);
 	while (fd < 0 && errno == EAGAIN);
 	if (fd < 0)
 		return brig_error_setp(err, errno, "open \"/proc/%s\"", path);

@@ -18,6 +18,6 @@ int brig_procfs_open(struct brig_error *err);
 
 /* Write @data to @path (relative, no symlinks followed) under @procfd. */
 int brig_procfs_write(int procfd, const char *path, const char *data, size_t len,
-		      struct brig_error *err);
+                      struct brig_error *err);
 
 #endif

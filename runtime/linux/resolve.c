@@ -18,13 +18,13 @@ int brig_open_in_root(int rootfd, const char *path, int flags, mode_t mode)
 
 	do
 		fd = brig_openat2(rootfd, path, (unsigned)flags | O_CLOEXEC, mode,
-				  BRIG_RESOLVE_IN_ROOT_FLAGS);
+		                  BRIG_RESOLVE_IN_ROOT_FLAGS);
 	while (fd < 0 && errno == EAGAIN);
 	return fd;
 }
 
 int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind,
-			struct brig_error *err)
+                        struct brig_error *err)
 {
 	_cleanup_free_ char *copy = NULL;
 	_cleanup_close_ int parent = -1;
@@ -65,7 +65,7 @@ int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind
 				r = mkdirat(parent, p, 0755);
 			if (r < 0 && errno != EEXIST)
 				return brig_error_setp(err, errno, "create \"%s\" in the rootfs",
-						       path);
+				                       path);
 		}
 		if (next)
 			*next = '/';

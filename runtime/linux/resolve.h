@@ -21,8 +21,8 @@ struct brig_error;
 int brig_open_in_root(int rootfd, const char *path, int flags, mode_t mode);
 
 enum brig_mkpath_kind {
-	BRIG_MKPATH_DIR,        /* the last component is (or becomes) a directory */
-	BRIG_MKPATH_FILE,       /* ... a regular file (a mount point for a file) */
+	BRIG_MKPATH_DIR,  /* the last component is (or becomes) a directory */
+	BRIG_MKPATH_FILE, /* ... a regular file (a mount point for a file) */
 };
 
 /*
@@ -32,6 +32,6 @@ enum brig_mkpath_kind {
  * mount on it will fail with a clear error.
  */
 int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind,
-			struct brig_error *err);
+                        struct brig_error *err);
 
 #endif

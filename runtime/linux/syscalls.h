@@ -20,7 +20,7 @@ static inline pid_t brig_clone3(struct clone_args *args)
 }
 
 static inline int brig_openat2(int dirfd, const char *path, unsigned long long flags,
-			       unsigned long long mode, unsigned long long resolve)
+                               unsigned long long mode, unsigned long long resolve)
 {
 	struct open_how how = { .flags = flags, .mode = mode, .resolve = resolve };
 

@@ -15,7 +15,10 @@ struct brig_arena {
 	struct brig_arena_chunk *head;
 };
 
-#define BRIG_ARENA_INIT { NULL }
+#define BRIG_ARENA_INIT \
+	{               \
+		NULL    \
+	}
 
 void *brig_arena_alloc(struct brig_arena *a, size_t size);
 void *brig_arena_array(struct brig_arena *a, size_t n, size_t size);

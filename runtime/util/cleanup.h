@@ -50,18 +50,18 @@ static inline void brig_closedirp(DIR **d)
 #define _cleanup_fclose_ _cleanup_(brig_fclosep)
 #define _cleanup_closedir_ _cleanup_(brig_closedirp)
 
-#define TAKE_PTR(p)                          \
-	({                                   \
-		__typeof__(p) _ptr_ = (p);   \
-		(p) = NULL;                  \
-		_ptr_;                       \
+#define TAKE_PTR(p)                        \
+	({                                 \
+		__typeof__(p) _ptr_ = (p); \
+		(p) = NULL;                \
+		_ptr_;                     \
 	})
 
-#define TAKE_FD(fd)                    \
-	({                             \
-		int _fd_ = (fd);       \
-		(fd) = -1;             \
-		_fd_;                  \
+#define TAKE_FD(fd)              \
+	({                       \
+		int _fd_ = (fd); \
+		(fd) = -1;       \
+		_fd_;            \
 	})
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -8,8 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static int error_vset(struct brig_error *err, int errnum, int status,
-		      const char *fmt, va_list ap)
+static int error_vset(struct brig_error *err, int errnum, int status, const char *fmt, va_list ap)
 {
 	char *msg = NULL;
 

@@ -19,28 +19,31 @@
 #include <stddef.h>
 
 struct brig_error {
-	int errnum;   /* errno of the failure, or 0 */
-	int status;   /* exit status main() should use: 1, or 2 for usage */
-	char *msg;    /* heap string; NULL while no error is set */
+	int errnum; /* errno of the failure, or 0 */
+	int status; /* exit status main() should use: 1, or 2 for usage */
+	char *msg;  /* heap string; NULL while no error is set */
 };
 
-#define BRIG_ERROR_INIT { 0, 0, NULL }
+#define BRIG_ERROR_INIT    \
+	{                  \
+		0, 0, NULL \
+	}
 
 /*
  * Set @err to "<fmt...>" and return -1.  Any previous message is replaced.
  * brig_error_setp() also appends ": <strerror(errnum)>" when errnum != 0.
  */
 int brig_error_set(struct brig_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 int brig_error_setp(struct brig_error *err, int errnum, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 /* Like brig_error_set() but marks a usage error (exit status 2). */
 int brig_error_usage(struct brig_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Prefix the existing message with "<fmt...>: ".  Returns -1. */
 int brig_error_wrap(struct brig_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static inline bool brig_error_is_set(const struct brig_error *err)
 {

@@ -15,7 +15,7 @@
 #include "util/error.h"
 
 int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
-		 struct brig_error *err)
+                 struct brig_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t alloc = 4096, used = 0;
@@ -23,8 +23,8 @@ int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
 
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
 		if ((unsigned long long)st.st_size > max)
-			return brig_error_set(err, "%s: larger than the %zu MiB limit",
-					      name, max >> 20);
+			return brig_error_set(err, "%s: larger than the %zu MiB limit", name,
+			                      max >> 20);
 		alloc = (size_t)st.st_size + 1;
 	}
 	buf = brig_xmalloc(alloc);
@@ -34,7 +34,7 @@ int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
 		if (used + 1 >= alloc) {
 			if (alloc > max + 1)
 				return brig_error_set(err, "%s: larger than the %zu MiB limit",
-						      name, max >> 20);
+				                      name, max >> 20);
 			alloc *= 2;
 			buf = brig_xrealloc(buf, alloc);
 		}
@@ -48,8 +48,8 @@ int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
 			break;
 		used += (size_t)n;
 		if (used > max)
-			return brig_error_set(err, "%s: larger than the %zu MiB limit",
-					      name, max >> 20);
+			return brig_error_set(err, "%s: larger than the %zu MiB limit", name,
+			                      max >> 20);
 	}
 	buf[used] = '\0';
 	*out = TAKE_PTR(buf);
@@ -58,8 +58,8 @@ int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
 	return 0;
 }
 
-int brig_read_file(int dirfd, const char *path, size_t max, char **out,
-		   size_t *len, struct brig_error *err)
+int brig_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len,
+                   struct brig_error *err)
 {
 	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
@@ -68,8 +68,8 @@ int brig_read_file(int dirfd, const char *path, size_t max, char **out,
 	return brig_read_fd(fd, path, max, out, len, err);
 }
 
-int brig_write_file_atomic(int dirfd, const char *path, const void *data,
-			   size_t len, mode_t mode, struct brig_error *err)
+int brig_write_file_atomic(int dirfd, const char *path, const void *data, size_t len, mode_t mode,
+                           struct brig_error *err)
 {
 	_cleanup_free_ char *tmp = NULL;
 	_cleanup_close_ int fd = -1;

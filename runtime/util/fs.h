@@ -14,17 +14,17 @@ struct brig_error;
  * reading the rest.  @name names the file in the error.
  */
 int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
-		 struct brig_error *err);
+                 struct brig_error *err);
 /* Same for the file @path relative to @dirfd (AT_FDCWD allowed). */
-int brig_read_file(int dirfd, const char *path, size_t max, char **out,
-		   size_t *len, struct brig_error *err);
+int brig_read_file(int dirfd, const char *path, size_t max, char **out, size_t *len,
+                   struct brig_error *err);
 
 /*
  * Replace @path (relative to @dirfd) with @data atomically: write a
  * temporary file beside it, fsync nothing (state lives in tmpfs), rename.
  */
-int brig_write_file_atomic(int dirfd, const char *path, const void *data,
-			   size_t len, mode_t mode, struct brig_error *err);
+int brig_write_file_atomic(int dirfd, const char *path, const void *data, size_t len, mode_t mode,
+                           struct brig_error *err);
 
 /* mkdir -p, each created component with @mode. */
 int brig_mkdir_p(const char *path, mode_t mode, struct brig_error *err);

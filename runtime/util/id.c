@@ -13,7 +13,7 @@ static int invalid(struct brig_error *err, const char *id, const char *why)
 	size_t i;
 
 	/* the id is untrusted: show a bounded, printable form of it */
-	for (i = 0; id[i] && i < 64; i++) {
+	for (i = 0; i < 64 && id[i]; i++) {
 		unsigned char c = (unsigned char)id[i];
 
 		if (c < 0x20 || c == 0x7f)

@@ -106,9 +106,8 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 		cp = (cp << 6) | (s[i] & 0x3f);
 	}
 	/* reject overlong forms, surrogates and values past U+10FFFF */
-	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) ||
-	    (n == 4 && cp < 0x10000) || (cp >= 0xd800 && cp <= 0xdfff) ||
-	    cp > 0x10ffff)
+	if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 		return 0;
 	return n;
 }
@@ -235,8 +234,7 @@ void brig_jsonw_kv_bool(struct brig_jsonw *w, const char *key, bool v)
 	brig_jsonw_bool(w, v);
 }
 
-void brig_jsonw_kv_strings(struct brig_jsonw *w, const char *key,
-			   const char *const *list, size_t n)
+void brig_jsonw_kv_strings(struct brig_jsonw *w, const char *key, const char *const *list, size_t n)
 {
 	brig_jsonw_key(w, key);
 	brig_jsonw_array_begin(w);

@@ -26,7 +26,7 @@
 
 struct brig_jsonw {
 	struct brig_strbuf out;
-	const char *indent;   /* NULL: compact, one line */
+	const char *indent; /* NULL: compact, one line */
 	int depth;
 	bool first[BRIG_JSONW_MAX_DEPTH];
 	bool after_key;
@@ -51,8 +51,8 @@ void brig_jsonw_kv_int(struct brig_jsonw *w, const char *key, int64_t v);
 void brig_jsonw_kv_uint(struct brig_jsonw *w, const char *key, uint64_t v);
 void brig_jsonw_kv_bool(struct brig_jsonw *w, const char *key, bool v);
 /* "key": ["a", "b", ...] from a NULL-terminated or counted list */
-void brig_jsonw_kv_strings(struct brig_jsonw *w, const char *key,
-			   const char *const *list, size_t n);
+void brig_jsonw_kv_strings(struct brig_jsonw *w, const char *key, const char *const *list,
+                           size_t n);
 
 /* Return the document (with a trailing newline when indented); the writer
  * is reset.  The caller frees the result. */

@@ -16,7 +16,7 @@
 #include "util/strbuf.h"
 
 static struct {
-	int fd;                      /* -1: stderr, no file */
+	int fd; /* -1: stderr, no file */
 	enum brig_log_format format;
 	bool debug;
 } log_state = { -1, BRIG_LOG_TEXT, false };
@@ -39,8 +39,7 @@ int brig_log_format_parse(const char *s, enum brig_log_format *out)
 	return 0;
 }
 
-int brig_log_open(const char *path, enum brig_log_format format, bool debug,
-		  struct brig_error *err)
+int brig_log_open(const char *path, enum brig_log_format format, bool debug, struct brig_error *err)
 {
 	log_state.format = format;
 	log_state.debug = debug;

@@ -35,12 +35,12 @@ int brig_log_format_parse(const char *s, enum brig_log_format *out);
 
 /* Start logging to @path (NULL: stderr).  Debug records only with @debug. */
 int brig_log_open(const char *path, enum brig_log_format format, bool debug,
-		  struct brig_error *err);
+                  struct brig_error *err);
 void brig_log_close(void);
 bool brig_log_debug_enabled(void);
 
 void brig_log(enum brig_log_level level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #define brig_debug(...) brig_log(BRIG_LOG_DEBUG, __VA_ARGS__)
 #define brig_warn(...) brig_log(BRIG_LOG_WARN, __VA_ARGS__)

@@ -10,13 +10,16 @@ struct brig_strbuf {
 	size_t len, alloc;
 };
 
-#define BRIG_STRBUF_INIT { NULL, 0, 0 }
+#define BRIG_STRBUF_INIT   \
+	{                  \
+		NULL, 0, 0 \
+	}
 
 void brig_strbuf_add(struct brig_strbuf *sb, const void *data, size_t len);
 void brig_strbuf_addstr(struct brig_strbuf *sb, const char *s);
 void brig_strbuf_addch(struct brig_strbuf *sb, char c);
 void brig_strbuf_addf(struct brig_strbuf *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 void brig_strbuf_setlen(struct brig_strbuf *sb, size_t len);
 /* Hand the buffer to the caller (never NULL) and reset @sb. */
 char *brig_strbuf_detach(struct brig_strbuf *sb);

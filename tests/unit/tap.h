@@ -42,8 +42,8 @@ static inline __attribute__((format(printf, 2, 3))) bool ok(bool cond, const cha
 	return r;
 }
 
-static inline __attribute__((format(printf, 3, 4))) bool
-is_str(const char *got, const char *want, const char *fmt, ...)
+static inline __attribute__((format(printf, 3, 4))) bool is_str(const char *got, const char *want,
+                                                                const char *fmt, ...)
 {
 	bool cond = got && want && strcmp(got, want) == 0;
 	va_list ap;
@@ -58,8 +58,8 @@ is_str(const char *got, const char *want, const char *fmt, ...)
 	return cond;
 }
 
-static inline __attribute__((format(printf, 3, 4))) bool
-is_int(long long got, long long want, const char *fmt, ...)
+static inline __attribute__((format(printf, 3, 4))) bool is_int(long long got, long long want,
+                                                                const char *fmt, ...)
 {
 	bool cond = got == want;
 	va_list ap;

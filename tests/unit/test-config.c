@@ -57,19 +57,19 @@ static void parse_fails(const char *fixture, const char *want)
 
 static void test_root_and_mounts(void)
 {
-	struct brig_config *cfg = parse(
-		"{'ociVersion': '1.2.0-dev', 'root': {'path': '/srv/rootfs', 'readonly': true},"
-		" 'hostname': 'box', 'domainname': 'example.org',"
-		" 'mounts': ["
-		"  {'destination': '/proc', 'type': 'proc', 'source': 'proc',"
-		"   'options': ['nosuid', 'noexec']},"
-		"  {'destination': '/data', 'type': 'bind', 'source': '/srv/data',"
-		"   'options': ['rbind', 'idmap'],"
-		"   'uidMappings': [{'containerID': 0, 'hostID': 100000, 'size': 65536}],"
-		"   'gidMappings': [{'containerID': 0, 'hostID': 200000, 'size': 1000},"
-		"                   {'containerID': 1000, 'hostID': 1000, 'size': 1}]},"
-		"  {'destination': '/tmp'}"
-		" ]}");
+	struct brig_config *cfg =
+	    parse("{'ociVersion': '1.2.0-dev', 'root': {'path': '/srv/rootfs', 'readonly': true},"
+	          " 'hostname': 'box', 'domainname': 'example.org',"
+	          " 'mounts': ["
+	          "  {'destination': '/proc', 'type': 'proc', 'source': 'proc',"
+	          "   'options': ['nosuid', 'noexec']},"
+	          "  {'destination': '/data', 'type': 'bind', 'source': '/srv/data',"
+	          "   'options': ['rbind', 'idmap'],"
+	          "   'uidMappings': [{'containerID': 0, 'hostID': 100000, 'size': 65536}],"
+	          "   'gidMappings': [{'containerID': 0, 'hostID': 200000, 'size': 1000},"
+	          "                   {'containerID': 1000, 'hostID': 1000, 'size': 1}]},"
+	          "  {'destination': '/tmp'}"
+	          " ]}");
 
 	diag("root, mounts, hostname, domainname");
 	if (!ok(cfg != NULL, "root and mounts parse"))
@@ -99,33 +99,34 @@ static void test_root_and_mounts(void)
 	is_int(cfg->mounts[1].gid_mappings[1].size, 1, "mounts[1].gidMappings[1].size");
 	is_str(cfg->mounts[2].destination, "/tmp", "mounts[2].destination");
 	ok(cfg->mounts[2].type == NULL && cfg->mounts[2].source == NULL &&
-	   cfg->mounts[2].n_options == 0, "mounts[2]: absent members are NULL/empty");
+	       cfg->mounts[2].n_options == 0,
+	   "mounts[2]: absent members are NULL/empty");
 	ok(cfg->process == NULL && cfg->linux == NULL, "absent process and linux are NULL");
 	brig_config_free(cfg);
 }
 
 static void test_process(void)
 {
-	struct brig_config *cfg = parse(
-		"{" HEAD ", 'process': {"
-		" 'terminal': true, 'consoleSize': {'height': 24, 'width': 80},"
-		" 'user': {'uid': 1000, 'gid': 1001, 'umask': 18, 'additionalGids': [5, 6, 7],"
-		"          'username': 'alice'},"
-		" 'args': ['/bin/sh', '-c', 'echo hi'], 'commandLine': 'sh.exe',"
-		" 'env': ['PATH=/usr/bin', 'TERM=xterm'], 'cwd': '/home/alice',"
-		" 'capabilities': {'bounding': ['CAP_CHOWN', 'CAP_KILL'],"
-		"   'effective': ['CAP_CHOWN'], 'inheritable': [],"
-		"   'permitted': ['CAP_CHOWN', 'CAP_NET_BIND_SERVICE'], 'ambient': ['CAP_KILL']},"
-		" 'rlimits': [{'type': 'RLIMIT_NOFILE', 'soft': 1024, 'hard': 4096},"
-		"             {'type': 'RLIMIT_CORE', 'soft': 0, 'hard': 18446744073709551615}],"
-		" 'noNewPrivileges': true, 'apparmorProfile': 'docker-default',"
-		" 'oomScoreAdj': -500, 'selinuxLabel': 'system_u:system_r:container_t:s0',"
-		" 'scheduler': {'policy': 'SCHED_DEADLINE', 'nice': -5, 'priority': 3,"
-		"   'flags': ['SCHED_FLAG_RESET_ON_FORK', 'SCHED_FLAG_RECLAIM'],"
-		"   'runtime': 10000000, 'deadline': 20000000, 'period': 30000000},"
-		" 'ioPriority': {'class': 'IOPRIO_CLASS_BE', 'priority': 4},"
-		" 'execCPUAffinity': {'initial': '0-3,7', 'final': '4'}"
-		"}}");
+	struct brig_config *cfg =
+	    parse("{" HEAD ", 'process': {"
+	          " 'terminal': true, 'consoleSize': {'height': 24, 'width': 80},"
+	          " 'user': {'uid': 1000, 'gid': 1001, 'umask': 18, 'additionalGids': [5, 6, 7],"
+	          "          'username': 'alice'},"
+	          " 'args': ['/bin/sh', '-c', 'echo hi'], 'commandLine': 'sh.exe',"
+	          " 'env': ['PATH=/usr/bin', 'TERM=xterm'], 'cwd': '/home/alice',"
+	          " 'capabilities': {'bounding': ['CAP_CHOWN', 'CAP_KILL'],"
+	          "   'effective': ['CAP_CHOWN'], 'inheritable': [],"
+	          "   'permitted': ['CAP_CHOWN', 'CAP_NET_BIND_SERVICE'], 'ambient': ['CAP_KILL']},"
+	          " 'rlimits': [{'type': 'RLIMIT_NOFILE', 'soft': 1024, 'hard': 4096},"
+	          "             {'type': 'RLIMIT_CORE', 'soft': 0, 'hard': 18446744073709551615}],"
+	          " 'noNewPrivileges': true, 'apparmorProfile': 'docker-default',"
+	          " 'oomScoreAdj': -500, 'selinuxLabel': 'system_u:system_r:container_t:s0',"
+	          " 'scheduler': {'policy': 'SCHED_DEADLINE', 'nice': -5, 'priority': 3,"
+	          "   'flags': ['SCHED_FLAG_RESET_ON_FORK', 'SCHED_FLAG_RECLAIM'],"
+	          "   'runtime': 10000000, 'deadline': 20000000, 'period': 30000000},"
+	          " 'ioPriority': {'class': 'IOPRIO_CLASS_BE', 'priority': 4},"
+	          " 'execCPUAffinity': {'initial': '0-3,7', 'final': '4'}"
+	          "}}");
 	struct brig_process *p;
 
 	diag("process");
@@ -190,24 +191,24 @@ static void test_process(void)
 		return;
 	p = cfg->process;
 	ok(!p->terminal && !p->console_size && !p->capabilities && !p->scheduler &&
-	   !p->io_priority && !p->exec_cpu_affinity && !p->oom_score_adj.set &&
-	   !p->user.umask.set && p->user.uid == 0 && p->n_rlimits == 0 && p->n_env == 0,
+	       !p->io_priority && !p->exec_cpu_affinity && !p->oom_score_adj.set &&
+	       !p->user.umask.set && p->user.uid == 0 && p->n_rlimits == 0 && p->n_env == 0,
 	   "absent process members are unset");
 	brig_config_free(cfg);
 }
 
 static void test_hooks_and_annotations(void)
 {
-	struct brig_config *cfg = parse(
-		"{" HEAD ", 'hooks': {"
-		" 'prestart': [{'path': '/usr/bin/fix-mounts', 'args': ['fix-mounts', 'a'],"
-		"               'env': ['K=V'], 'timeout': 5}],"
-		" 'createRuntime': [{'path': '/bin/cr1'}, {'path': '/bin/cr2'}],"
-		" 'createContainer': [{'path': '/bin/cc'}],"
-		" 'startContainer': [{'path': '/bin/sc'}],"
-		" 'poststart': [{'path': '/bin/ps'}],"
-		" 'poststop': [{'path': '/bin/pst', 'timeout': 60}]},"
-		" 'annotations': {'com.example.key': 'value', 'org.opencontainers.x': ''}}");
+	struct brig_config *cfg =
+	    parse("{" HEAD ", 'hooks': {"
+	          " 'prestart': [{'path': '/usr/bin/fix-mounts', 'args': ['fix-mounts', 'a'],"
+	          "               'env': ['K=V'], 'timeout': 5}],"
+	          " 'createRuntime': [{'path': '/bin/cr1'}, {'path': '/bin/cr2'}],"
+	          " 'createContainer': [{'path': '/bin/cc'}],"
+	          " 'startContainer': [{'path': '/bin/sc'}],"
+	          " 'poststart': [{'path': '/bin/ps'}],"
+	          " 'poststop': [{'path': '/bin/pst', 'timeout': 60}]},"
+	          " 'annotations': {'com.example.key': 'value', 'org.opencontainers.x': ''}}");
 	const struct brig_hooks *h;
 
 	diag("hooks and annotations");
@@ -240,25 +241,25 @@ static void test_hooks_and_annotations(void)
 
 static void test_linux_basics(void)
 {
-	struct brig_config *cfg = parse(
-		"{" HEAD ", 'linux': {"
-		" 'namespaces': [{'type': 'pid'}, {'type': 'network', 'path': '/run/netns/x'},"
-		"   {'type': 'mount'}, {'type': 'ipc'}, {'type': 'uts'}, {'type': 'user'},"
-		"   {'type': 'cgroup', 'path': ''}, {'type': 'time'}],"
-		" 'uidMappings': [{'containerID': 0, 'hostID': 1000, 'size': 1},"
-		"                 {'containerID': 1, 'hostID': 100000, 'size': 65535}],"
-		" 'gidMappings': [{'containerID': 0, 'hostID': 1000, 'size': 1}],"
-		" 'timeOffsets': {'monotonic': {'secs': -86400, 'nanosecs': 999999999},"
-		"                 'boottime': {'secs': 172800}},"
-		" 'devices': [{'path': '/dev/fuse', 'type': 'c', 'major': 10, 'minor': 229,"
-		"              'fileMode': 438, 'uid': 0, 'gid': 5},"
-		"             {'path': '/dev/sda', 'type': 'b', 'major': 8, 'minor': 0},"
-		"             {'path': '/dev/null2', 'type': 'u', 'major': 1, 'minor': 3},"
-		"             {'path': '/dev/myfifo', 'type': 'p'}],"
-		" 'netDevices': {'eth1': {'name': 'ctr0'}, 'ens3f0': {}},"
-		" 'cgroupsPath': 'system.slice:brig:abc',"
-		" 'rootfsPropagation': 'rslave', 'mountLabel': 'system_u:object_r:c_file_t:s0'"
-		"}}");
+	struct brig_config *cfg =
+	    parse("{" HEAD ", 'linux': {"
+	          " 'namespaces': [{'type': 'pid'}, {'type': 'network', 'path': '/run/netns/x'},"
+	          "   {'type': 'mount'}, {'type': 'ipc'}, {'type': 'uts'}, {'type': 'user'},"
+	          "   {'type': 'cgroup', 'path': ''}, {'type': 'time'}],"
+	          " 'uidMappings': [{'containerID': 0, 'hostID': 1000, 'size': 1},"
+	          "                 {'containerID': 1, 'hostID': 100000, 'size': 65535}],"
+	          " 'gidMappings': [{'containerID': 0, 'hostID': 1000, 'size': 1}],"
+	          " 'timeOffsets': {'monotonic': {'secs': -86400, 'nanosecs': 999999999},"
+	          "                 'boottime': {'secs': 172800}},"
+	          " 'devices': [{'path': '/dev/fuse', 'type': 'c', 'major': 10, 'minor': 229,"
+	          "              'fileMode': 438, 'uid': 0, 'gid': 5},"
+	          "             {'path': '/dev/sda', 'type': 'b', 'major': 8, 'minor': 0},"
+	          "             {'path': '/dev/null2', 'type': 'u', 'major': 1, 'minor': 3},"
+	          "             {'path': '/dev/myfifo', 'type': 'p'}],"
+	          " 'netDevices': {'eth1': {'name': 'ctr0'}, 'ens3f0': {}},"
+	          " 'cgroupsPath': 'system.slice:brig:abc',"
+	          " 'rootfsPropagation': 'rslave', 'mountLabel': 'system_u:object_r:c_file_t:s0'"
+	          "}}");
 	const struct brig_linux *lx;
 
 	diag("linux: namespaces, id mappings, timeOffsets, devices, netDevices");
@@ -317,35 +318,35 @@ static void test_linux_basics(void)
 	is_str(lx->rootfs_propagation, "rslave", "rootfsPropagation");
 	is_str(lx->mount_label, "system_u:object_r:c_file_t:s0", "mountLabel");
 	ok(!lx->resources && !lx->seccomp && !lx->intel_rdt && !lx->memory_policy &&
-	   !lx->personality && lx->n_sysctl == 0 && lx->n_masked_paths == 0,
+	       !lx->personality && lx->n_sysctl == 0 && lx->n_masked_paths == 0,
 	   "absent linux members are unset");
 	brig_config_free(cfg);
 }
 
-#define RESOURCES_FIXTURE                                                                  \
-	"{'devices': [{'allow': false, 'access': 'rwm'},"                                  \
-	"   {'allow': true, 'type': 'c', 'major': 1, 'minor': 3, 'access': 'rw'},"          \
-	"   {'allow': true, 'type': 'b', 'major': -1, 'minor': -1, 'access': 'm'}],"        \
-	" 'memory': {'limit': 536870912, 'reservation': 268435456, 'swap': -1,"            \
-	"   'kernel': 0, 'kernelTCP': 1048576, 'swappiness': 60,"                           \
-	"   'disableOOMKiller': true, 'useHierarchy': false, 'checkBeforeUpdate': true},"   \
-	" 'cpu': {'shares': 1024, 'quota': 50000, 'burst': 10000, 'period': 100000,"       \
-	"   'realtimeRuntime': 950000, 'realtimePeriod': 1000000, 'cpus': '0-3,7',"         \
-	"   'mems': '0', 'idle': 1},"                                                        \
-	" 'pids': {'limit': 512},"                                                           \
-	" 'blockIO': {'weight': 500, 'leafWeight': 0,"                                       \
-	"   'weightDevice': [{'major': 8, 'minor': 0, 'weight': 300, 'leafWeight': 10},"    \
-	"                    {'major': 8, 'minor': 16}],"                                    \
-	"   'throttleReadBpsDevice': [{'major': 8, 'minor': 0, 'rate': 1048576}],"          \
-	"   'throttleWriteBpsDevice': [{'major': 8, 'minor': 1, 'rate': 2097152}],"         \
-	"   'throttleReadIOPSDevice': [{'major': 8, 'minor': 2, 'rate': 100}],"             \
-	"   'throttleWriteIOPSDevice': [{'major': 8, 'minor': 3, 'rate': 200},"             \
-	"                               {'major': 253, 'minor': 0, 'rate': 300}]},"         \
-	" 'hugepageLimits': [{'pageSize': '2MB', 'limit': 209715200},"                     \
+#define RESOURCES_FIXTURE                                                                         \
+	"{'devices': [{'allow': false, 'access': 'rwm'},"                                         \
+	"   {'allow': true, 'type': 'c', 'major': 1, 'minor': 3, 'access': 'rw'},"                \
+	"   {'allow': true, 'type': 'b', 'major': -1, 'minor': -1, 'access': 'm'}],"              \
+	" 'memory': {'limit': 536870912, 'reservation': 268435456, 'swap': -1,"                   \
+	"   'kernel': 0, 'kernelTCP': 1048576, 'swappiness': 60,"                                 \
+	"   'disableOOMKiller': true, 'useHierarchy': false, 'checkBeforeUpdate': true},"         \
+	" 'cpu': {'shares': 1024, 'quota': 50000, 'burst': 10000, 'period': 100000,"              \
+	"   'realtimeRuntime': 950000, 'realtimePeriod': 1000000, 'cpus': '0-3,7',"               \
+	"   'mems': '0', 'idle': 1},"                                                             \
+	" 'pids': {'limit': 512},"                                                                \
+	" 'blockIO': {'weight': 500, 'leafWeight': 0,"                                            \
+	"   'weightDevice': [{'major': 8, 'minor': 0, 'weight': 300, 'leafWeight': 10},"          \
+	"                    {'major': 8, 'minor': 16}],"                                         \
+	"   'throttleReadBpsDevice': [{'major': 8, 'minor': 0, 'rate': 1048576}],"                \
+	"   'throttleWriteBpsDevice': [{'major': 8, 'minor': 1, 'rate': 2097152}],"               \
+	"   'throttleReadIOPSDevice': [{'major': 8, 'minor': 2, 'rate': 100}],"                   \
+	"   'throttleWriteIOPSDevice': [{'major': 8, 'minor': 3, 'rate': 200},"                   \
+	"                               {'major': 253, 'minor': 0, 'rate': 300}]},"               \
+	" 'hugepageLimits': [{'pageSize': '2MB', 'limit': 209715200},"                            \
 	"                    {'pageSize': '1GB', 'limit': 0}, {'pageSize': '64KB', 'limit': 1}]," \
-	" 'network': {'classID': 1048577, 'priorities': [{'name': 'eth0', 'priority': 500},"  \
-	"   {'name': 'lo', 'priority': 0}]},"                                               \
-	" 'rdma': {'mlx5_0': {'hcaHandles': 3, 'hcaObjects': 10000}, 'mlx4_1': {}},"        \
+	" 'network': {'classID': 1048577, 'priorities': [{'name': 'eth0', 'priority': 500},"      \
+	"   {'name': 'lo', 'priority': 0}]},"                                                     \
+	" 'rdma': {'mlx5_0': {'hcaHandles': 3, 'hcaObjects': 10000}, 'mlx4_1': {}},"              \
 	" 'unified': {'memory.high': '1G', 'io.max': '8:0 rbps=1048576'}}"
 
 /* Every field of RESOURCES_FIXTURE; @where says which document it came from. */
@@ -356,8 +357,8 @@ static void check_resources(const struct brig_resources *r, const char *where)
 	is_int(r->n_devices, 3, "%s: three device rules", where);
 	ok(!r->devices[0].allow, "%s: devices[0].allow", where);
 	is_int(r->devices[0].type, 'a', "%s: devices[0].type defaults to 'a'", where);
-	ok(!r->devices[0].major.set && !r->devices[0].minor.set,
-	   "%s: devices[0] major/minor unset", where);
+	ok(!r->devices[0].major.set && !r->devices[0].minor.set, "%s: devices[0] major/minor unset",
+	   where);
 	is_str(r->devices[0].access, "rwm", "%s: devices[0].access", where);
 	ok(r->devices[1].allow, "%s: devices[1].allow", where);
 	is_int(r->devices[1].type, 'c', "%s: devices[1].type", where);
@@ -405,23 +406,19 @@ static void check_resources(const struct brig_resources *r, const char *where)
 	is_int(b->weight_device[0].major, 8, "%s: weightDevice[0].major", where);
 	is_int(b->weight_device[0].minor, 0, "%s: weightDevice[0].minor", where);
 	is_int(b->weight_device[0].weight.value, 300, "%s: weightDevice[0].weight", where);
-	is_int(b->weight_device[0].leaf_weight.value, 10, "%s: weightDevice[0].leafWeight",
-	       where);
+	is_int(b->weight_device[0].leaf_weight.value, 10, "%s: weightDevice[0].leafWeight", where);
 	is_int(b->weight_device[1].minor, 16, "%s: weightDevice[1].minor", where);
 	ok(!b->weight_device[1].weight.set && !b->weight_device[1].leaf_weight.set,
 	   "%s: weightDevice[1] weights unset", where);
 	is_int(b->n_throttle_read_bps, 1, "%s: one throttleReadBpsDevice", where);
-	is_int(b->throttle_read_bps[0].rate, 1048576, "%s: throttleReadBpsDevice[0].rate",
-	       where);
+	is_int(b->throttle_read_bps[0].rate, 1048576, "%s: throttleReadBpsDevice[0].rate", where);
 	is_int(b->n_throttle_write_bps, 1, "%s: one throttleWriteBpsDevice", where);
 	is_int(b->throttle_write_bps[0].minor, 1, "%s: throttleWriteBpsDevice[0].minor", where);
-	is_int(b->throttle_write_bps[0].rate, 2097152, "%s: throttleWriteBpsDevice[0].rate",
-	       where);
+	is_int(b->throttle_write_bps[0].rate, 2097152, "%s: throttleWriteBpsDevice[0].rate", where);
 	is_int(b->n_throttle_read_iops, 1, "%s: one throttleReadIOPSDevice", where);
 	is_int(b->throttle_read_iops[0].rate, 100, "%s: throttleReadIOPSDevice[0].rate", where);
 	is_int(b->n_throttle_write_iops, 2, "%s: two throttleWriteIOPSDevice", where);
-	is_int(b->throttle_write_iops[1].major, 253, "%s: throttleWriteIOPSDevice[1].major",
-	       where);
+	is_int(b->throttle_write_iops[1].major, 253, "%s: throttleWriteIOPSDevice[1].major", where);
 	is_int(b->throttle_write_iops[1].rate, 300, "%s: throttleWriteIOPSDevice[1].rate", where);
 
 	is_int(r->n_hugepage_limits, 3, "%s: three hugepageLimits", where);
@@ -430,8 +427,8 @@ static void check_resources(const struct brig_resources *r, const char *where)
 	is_str(r->hugepage_limits[1].page_size, "1GB", "%s: hugepageLimits[1].pageSize", where);
 	is_str(r->hugepage_limits[2].page_size, "64KB", "%s: hugepageLimits[2].pageSize", where);
 
-	ok(r->network->class_id.set && r->network->class_id.value == 1048577,
-	   "%s: network.classID", where);
+	ok(r->network->class_id.set && r->network->class_id.value == 1048577, "%s: network.classID",
+	   where);
 	is_int(r->network->n_priorities, 2, "%s: two network priorities", where);
 	is_str(r->network->priorities[0].name, "eth0", "%s: priorities[0].name", where);
 	is_int(r->network->priorities[0].priority, 500, "%s: priorities[0].priority", where);
@@ -456,8 +453,8 @@ static void check_resources(const struct brig_resources *r, const char *where)
 
 static void test_resources(void)
 {
-	struct brig_config *cfg = parse("{" HEAD ", 'linux': {'resources': " RESOURCES_FIXTURE
-					"}}");
+	struct brig_config *cfg =
+	    parse("{" HEAD ", 'linux': {'resources': " RESOURCES_FIXTURE "}}");
 	const struct brig_resources *r;
 
 	diag("linux.resources");
@@ -467,8 +464,8 @@ static void test_resources(void)
 	brig_config_free(cfg);
 
 	cfg = parse("{" HEAD ", 'linux': {'resources': {'pids': {},"
-		    " 'memory': {'swappiness': 18446744073709551615},"
-		    " 'cpu': {'cpus': '', 'mems': ''}}}}");
+	            " 'memory': {'swappiness': 18446744073709551615},"
+	            " 'cpu': {'cpus': '', 'mems': ''}}}}");
 	if (!ok(cfg != NULL, "sparse resources parse"))
 		return;
 	r = cfg->linux->resources;
@@ -479,28 +476,29 @@ static void test_resources(void)
 	ok(r->cpu->cpus == NULL && r->cpu->mems == NULL, "empty cpus/mems mean unset");
 	ok(!r->cpu->shares.set && !r->cpu->idle.set, "absent cpu fields unset");
 	ok(!r->block_io && !r->network && r->n_devices == 0 && r->n_rdma == 0 &&
-	   r->n_unified == 0 && r->n_hugepage_limits == 0, "absent resource groups unset");
+	       r->n_unified == 0 && r->n_hugepage_limits == 0,
+	   "absent resource groups unset");
 	brig_config_free(cfg);
 }
 
 static void test_seccomp(void)
 {
-	struct brig_config *cfg = parse(
-		"{" HEAD ", 'linux': {'seccomp': {"
-		" 'defaultAction': 'SCMP_ACT_ERRNO', 'defaultErrnoRet': 1,"
-		" 'architectures': ['SCMP_ARCH_X86_64', 'SCMP_ARCH_X86', 'SCMP_ARCH_X32'],"
-		" 'flags': ['SECCOMP_FILTER_FLAG_LOG', 'SECCOMP_FILTER_FLAG_SPEC_ALLOW'],"
-		" 'listenerPath': '/run/seccomp-agent.sock', 'listenerMetadata': 'meta',"
-		" 'syscalls': ["
-		"  {'names': ['read', 'write', 'no_such_syscall_at_all'],"
-		"   'action': 'SCMP_ACT_ALLOW'},"
-		"  {'names': ['personality'], 'action': 'SCMP_ACT_ALLOW',"
-		"   'args': [{'index': 0, 'value': 0, 'op': 'SCMP_CMP_EQ'},"
-		"            {'index': 5, 'value': 4294967295, 'valueTwo': 8,"
-		"             'op': 'SCMP_CMP_MASKED_EQ'}]},"
-		"  {'names': ['mkdir'], 'action': 'SCMP_ACT_ERRNO', 'errnoRet': 38},"
-		"  {'names': ['mount'], 'action': 'SCMP_ACT_NOTIFY'}"
-		" ]}}}");
+	struct brig_config *cfg =
+	    parse("{" HEAD ", 'linux': {'seccomp': {"
+	          " 'defaultAction': 'SCMP_ACT_ERRNO', 'defaultErrnoRet': 1,"
+	          " 'architectures': ['SCMP_ARCH_X86_64', 'SCMP_ARCH_X86', 'SCMP_ARCH_X32'],"
+	          " 'flags': ['SECCOMP_FILTER_FLAG_LOG', 'SECCOMP_FILTER_FLAG_SPEC_ALLOW'],"
+	          " 'listenerPath': '/run/seccomp-agent.sock', 'listenerMetadata': 'meta',"
+	          " 'syscalls': ["
+	          "  {'names': ['read', 'write', 'no_such_syscall_at_all'],"
+	          "   'action': 'SCMP_ACT_ALLOW'},"
+	          "  {'names': ['personality'], 'action': 'SCMP_ACT_ALLOW',"
+	          "   'args': [{'index': 0, 'value': 0, 'op': 'SCMP_CMP_EQ'},"
+	          "            {'index': 5, 'value': 4294967295, 'valueTwo': 8,"
+	          "             'op': 'SCMP_CMP_MASKED_EQ'}]},"
+	          "  {'names': ['mkdir'], 'action': 'SCMP_ACT_ERRNO', 'errnoRet': 38},"
+	          "  {'names': ['mount'], 'action': 'SCMP_ACT_NOTIFY'}"
+	          " ]}}}");
 	const struct brig_seccomp *sc;
 
 	diag("linux.seccomp");
@@ -546,24 +544,25 @@ static void test_seccomp(void)
 	sc = cfg->linux->seccomp;
 	is_int(sc->default_action, BRIG_SCMP_ACT_KILL_PROCESS, "defaultAction KILL_PROCESS");
 	ok(!sc->default_errno_ret.set && sc->n_syscalls == 0 && sc->n_architectures == 0 &&
-	   !sc->listener_path, "absent seccomp members unset");
+	       !sc->listener_path,
+	   "absent seccomp members unset");
 	brig_config_free(cfg);
 }
 
 static void test_linux_rest(void)
 {
-	struct brig_config *cfg = parse(
-		"{" HEAD ", 'linux': {"
-		" 'intelRdt': {'closID': 'guaranteed', 'l3CacheSchema': 'L3:0=7f0;1=1f',"
-		"   'memBwSchema': 'MB:0=20;1=70', 'schemata': ['L2:0=ff', 'L3CODE:0=f'],"
-		"   'enableMonitoring': true},"
-		" 'memoryPolicy': {'mode': 'MPOL_INTERLEAVE', 'nodes': '0-1,3',"
-		"   'flags': ['MPOL_F_STATIC_NODES', 'MPOL_F_NUMA_BALANCING']},"
-		" 'personality': {'domain': 'LINUX32', 'flags': ['ADDR_NO_RANDOMIZE']},"
-		" 'sysctl': {'net.ipv4.ip_forward': '1', 'kernel.shm_rmid_forced': '1'},"
-		" 'maskedPaths': ['/proc/kcore', '/sys/firmware'],"
-		" 'readonlyPaths': ['/proc/sys', '/proc/sysrq-trigger', '/proc/bus']"
-		"}}");
+	struct brig_config *cfg =
+	    parse("{" HEAD ", 'linux': {"
+	          " 'intelRdt': {'closID': 'guaranteed', 'l3CacheSchema': 'L3:0=7f0;1=1f',"
+	          "   'memBwSchema': 'MB:0=20;1=70', 'schemata': ['L2:0=ff', 'L3CODE:0=f'],"
+	          "   'enableMonitoring': true},"
+	          " 'memoryPolicy': {'mode': 'MPOL_INTERLEAVE', 'nodes': '0-1,3',"
+	          "   'flags': ['MPOL_F_STATIC_NODES', 'MPOL_F_NUMA_BALANCING']},"
+	          " 'personality': {'domain': 'LINUX32', 'flags': ['ADDR_NO_RANDOMIZE']},"
+	          " 'sysctl': {'net.ipv4.ip_forward': '1', 'kernel.shm_rmid_forced': '1'},"
+	          " 'maskedPaths': ['/proc/kcore', '/sys/firmware'],"
+	          " 'readonlyPaths': ['/proc/sys', '/proc/sysrq-trigger', '/proc/bus']"
+	          "}}");
 	const struct brig_linux *lx;
 
 	diag("linux: intelRdt, memoryPolicy, personality, sysctl, maskedPaths, readonlyPaths");
@@ -595,7 +594,7 @@ static void test_linux_rest(void)
 	brig_config_free(cfg);
 
 	cfg = parse("{" HEAD ", 'linux': {'memoryPolicy': {'mode': 'MPOL_LOCAL'},"
-		    " 'personality': {'domain': 'LINUX'}, 'intelRdt': {}}}");
+	            " 'personality': {'domain': 'LINUX'}, 'intelRdt': {}}}");
 	if (!ok(cfg != NULL, "bare memoryPolicy, personality and intelRdt parse"))
 		return;
 	lx = cfg->linux;
@@ -611,12 +610,11 @@ static void test_process_doc(void)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	char *text = json("{'terminal': false, 'user': {'uid': 0, 'gid': 0},"
-			  " 'args': ['/bin/ls', '-l'], 'env': ['A=1'], 'cwd': '/srv',"
-			  " 'capabilities': {'bounding': ['CAP_SYS_ADMIN']},"
-			  " 'rlimits': [{'type': 'RLIMIT_NPROC', 'soft': 10, 'hard': 20}],"
-			  " 'noNewPrivileges': true}");
-	struct brig_process_doc *doc = brig_process_parse("process.json", text, strlen(text),
-							  &err);
+	                  " 'args': ['/bin/ls', '-l'], 'env': ['A=1'], 'cwd': '/srv',"
+	                  " 'capabilities': {'bounding': ['CAP_SYS_ADMIN']},"
+	                  " 'rlimits': [{'type': 'RLIMIT_NPROC', 'soft': 10, 'hard': 20}],"
+	                  " 'noNewPrivileges': true}");
+	struct brig_process_doc *doc = brig_process_parse("process.json", text, strlen(text), &err);
 
 	diag("brig_process_parse");
 	if (ok(doc != NULL, "process.json parses")) {
@@ -651,8 +649,8 @@ static void test_resources_doc(void)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	char *text = json(RESOURCES_FIXTURE);
-	struct brig_resources_doc *doc = brig_resources_parse("resources.json", text,
-							      strlen(text), &err);
+	struct brig_resources_doc *doc =
+	    brig_resources_parse("resources.json", text, strlen(text), &err);
 
 	diag("brig_resources_parse");
 	if (ok(doc != NULL, "resources.json parses"))
@@ -666,8 +664,10 @@ static void test_resources_doc(void)
 	text = json("{'memory': {'limit': -2}}");
 	doc = brig_resources_parse("resources.json", text, strlen(text), &err);
 	ok(doc == NULL, "resources.json with memory.limit -2 is refused");
-	is_str(err.msg, "resources.json: memory.limit: -2 is out of range "
-	       "[-1, 9223372036854775807]", "  the path starts at the document");
+	is_str(err.msg,
+	       "resources.json: memory.limit: -2 is out of range "
+	       "[-1, 9223372036854775807]",
+	       "  the path starts at the document");
 	brig_error_release(&err);
 	free(text);
 }
@@ -675,7 +675,7 @@ static void test_resources_doc(void)
 static void test_errors(void)
 {
 	static const struct {
-		const char *section;    /* the value of "linux" */
+		const char *section; /* the value of "linux" */
 		const char *want;
 	} cases[] = {
 		/* namespaces */
@@ -687,8 +687,7 @@ static void test_errors(void)
 		  "linux.namespaces[2].type: duplicate namespace type \"pid\"" },
 		{ "{'namespaces': [{'type': 'network', 'path': 'netns'}]}",
 		  "linux.namespaces[0].path: must be an absolute path" },
-		{ "{'namespaces': {}}",
-		  "linux.namespaces: expected an array, got an object" },
+		{ "{'namespaces': {}}", "linux.namespaces: expected an array, got an object" },
 		/* id mappings */
 		{ "{'uidMappings': [{'containerID': 0, 'hostID': 1}]}",
 		  "linux.uidMappings[0].size: is required" },
@@ -738,8 +737,7 @@ static void test_errors(void)
 		  "linux.intelRdt.closID: must be a single non-empty path component" },
 		{ "{'intelRdt': {'enableMonitoring': 'yes'}}",
 		  "linux.intelRdt.enableMonitoring: expected a boolean, got a string" },
-		{ "{'memoryPolicy': {'nodes': '0'}}",
-		  "linux.memoryPolicy.mode: is required" },
+		{ "{'memoryPolicy': {'nodes': '0'}}", "linux.memoryPolicy.mode: is required" },
 		{ "{'memoryPolicy': {'mode': 'MPOL_FOO'}}",
 		  "linux.memoryPolicy.mode: unknown memory policy mode \"MPOL_FOO\"" },
 		{ "{'memoryPolicy': {'mode': 'MPOL_BIND', 'nodes': '0-'}}",
@@ -752,13 +750,11 @@ static void test_errors(void)
 		  "mutually exclusive" },
 		{ "{'rootfsPropagation': 'recursive'}",
 		  "linux.rootfsPropagation: unknown rootfs propagation \"recursive\"" },
-		{ "{'personality': {'flags': []}}",
-		  "linux.personality.domain: is required" },
+		{ "{'personality': {'flags': []}}", "linux.personality.domain: is required" },
 		{ "{'personality': {'domain': 'LINUX64'}}",
 		  "linux.personality.domain: unknown personality domain \"LINUX64\"" },
 		/* sysctl, masked/readonly paths */
-		{ "{'sysctl': {'': '1'}}",
-		  "linux.sysctl: keys must not be empty" },
+		{ "{'sysctl': {'': '1'}}", "linux.sysctl: keys must not be empty" },
 		{ "{'sysctl': {'net.ipv4.ip_forward': 1}}",
 		  "linux.sysctl[\"net.ipv4.ip_forward\"]: expected a string, got a number" },
 		{ "{'maskedPaths': ['/proc/kcore', 'proc/keys']}",
@@ -847,8 +843,7 @@ static void test_errors(void)
 		  "linux.resources.unified.nodot: invalid cgroup file name "
 		  "(expected \"<controller>.<file>\")" },
 		/* seccomp */
-		{ "{'seccomp': {}}",
-		  "linux.seccomp.defaultAction: is required" },
+		{ "{'seccomp': {}}", "linux.seccomp.defaultAction: is required" },
 		{ "{'seccomp': {'defaultAction': 'SCMP_ACT_MAYBE'}}",
 		  "linux.seccomp.defaultAction: unknown seccomp action \"SCMP_ACT_MAYBE\"" },
 		{ "{'seccomp': {'defaultAction': 'SCMP_ACT_ALLOW', 'defaultErrnoRet': -1}}",
@@ -909,19 +904,19 @@ static void test_errors(void)
 
 	/* outside linux */
 	parse_fails("{'ociVersion': '1.3.0', 'root': {'path': 'r'}, 'mounts': [{}]}",
-		    "config.json: mounts[0].destination: is required");
+	            "config.json: mounts[0].destination: is required");
 	parse_fails("{" HEAD ", 'process': {'args': ['sh'], 'cwd': '/',"
-		    " 'rlimits': [{'type': 'RLIMIT_BOGUS', 'soft': 1, 'hard': 1}]}}",
-		    "config.json: process.rlimits[0].type: unknown rlimit \"RLIMIT_BOGUS\"");
+	            " 'rlimits': [{'type': 'RLIMIT_BOGUS', 'soft': 1, 'hard': 1}]}}",
+	            "config.json: process.rlimits[0].type: unknown rlimit \"RLIMIT_BOGUS\"");
 	parse_fails("{" HEAD ", 'process': {'args': ['sh'], 'cwd': '/',"
-		    " 'scheduler': {'policy': 'SCHED_OTHER', 'flags': ['SCHED_FLAG_X']}}}",
-		    "config.json: process.scheduler.flags[0]: unknown scheduler flag "
-		    "\"SCHED_FLAG_X\"");
+	            " 'scheduler': {'policy': 'SCHED_OTHER', 'flags': ['SCHED_FLAG_X']}}}",
+	            "config.json: process.scheduler.flags[0]: unknown scheduler flag "
+	            "\"SCHED_FLAG_X\"");
 	parse_fails("{" HEAD ", 'process': {'args': ['sh'], 'cwd': '/',"
-		    " 'execCPUAffinity': {'initial': '1-'}}}",
-		    "config.json: process.execCPUAffinity.initial: invalid CPU list \"1-\"");
+	            " 'execCPUAffinity': {'initial': '1-'}}}",
+	            "config.json: process.execCPUAffinity.initial: invalid CPU list \"1-\"");
 	parse_fails("{" HEAD ", 'hooks': {'poststop': [{'path': 'rel'}]}}",
-		    "config.json: hooks.poststop[0].path: must be an absolute path");
+	            "config.json: hooks.poststop[0].path: must be an absolute path");
 }
 
 int main(void)

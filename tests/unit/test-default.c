@@ -68,7 +68,7 @@ static bool same_str(const char *a, const char *b)
 }
 
 static bool same_mappings(const struct brig_id_mapping *a, size_t na,
-			  const struct brig_id_mapping *b, size_t nb)
+                          const struct brig_id_mapping *b, size_t nb)
 {
 	if (na != nb)
 		return false;
@@ -83,7 +83,7 @@ static bool same_mappings(const struct brig_id_mapping *a, size_t na,
 #define SAME_LIST(a, b, field) same_strings((a)->field, (a)->n_##field, (b)->field, (b)->n_##field)
 
 static void compare_process(const char *what, const struct brig_process *p,
-			    const struct brig_process *r)
+                            const struct brig_process *r)
 {
 	const struct brig_capabilities *pc = p->capabilities, *rc = r->capabilities;
 
@@ -115,7 +115,7 @@ static void compare_process(const char *what, const struct brig_process *p,
 }
 
 static void compare_mounts(const char *what, const struct brig_config *b,
-			   const struct brig_config *r)
+                           const struct brig_config *r)
 {
 	if (!is_int(b->n_mounts, r->n_mounts, "%s: as many mounts", what))
 		return;
@@ -154,7 +154,7 @@ static void compare_linux(const char *what, const struct brig_linux *b, const st
 		same = br->n_devices == rr->n_devices;
 		for (size_t i = 0; same && i < br->n_devices; i++) {
 			const struct brig_device_cgroup *bd = &br->devices[i],
-							*rd = &rr->devices[i];
+			                                *rd = &rr->devices[i];
 
 			same = bd->allow == rd->allow && bd->type == rd->type &&
 			       same_str(bd->access, rd->access);
@@ -187,7 +187,7 @@ static bool has_ns(const struct brig_config *cfg, enum brig_ns_type type)
 static void check_default(const struct brig_config *cfg)
 {
 	static const enum brig_ns_type ns[] = { BRIG_NS_PID, BRIG_NS_NETWORK, BRIG_NS_IPC,
-						BRIG_NS_UTS, BRIG_NS_MOUNT };
+		                                BRIG_NS_UTS, BRIG_NS_MOUNT };
 	const struct brig_process *p = cfg->process;
 	const struct brig_linux *l = cfg->linux;
 

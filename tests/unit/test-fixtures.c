@@ -178,7 +178,7 @@ static void test_bad_dir(void)
 
 /* A config whose annotation "big" is as long as it takes to make @size bytes. */
 static const char big_head[] = "{\"ociVersion\": \"1.2.0\", \"root\": {\"path\": \"rootfs\"}, "
-			       "\"annotations\": {\"big\": \"";
+                               "\"annotations\": {\"big\": \"";
 static const char big_tail[] = "\"}}";
 
 static size_t big_value_len(size_t size)
@@ -198,7 +198,7 @@ static char *doc_of_size(size_t size)
 }
 
 static void check_refused(enum doc_kind kind, const char *text, size_t len, const char *want,
-			  const char *what)
+                          const char *what)
 {
 	_cleanup_free_ char *got = NULL;
 
@@ -249,20 +249,20 @@ static void test_size_limit(void)
 	char *text = doc_of_size(HUGE_BYTES);
 
 	check_refused(DOC_CONFIG, text, HUGE_BYTES, "config.json: larger than the 16 MiB limit",
-		      "100 MB config.json: refused");
+	              "100 MB config.json: refused");
 	check_refused(DOC_PROCESS, text, HUGE_BYTES, "process.json: larger than the 16 MiB limit",
-		      "100 MB process.json: refused");
+	              "100 MB process.json: refused");
 	check_refused(DOC_RESOURCES, text, HUGE_BYTES,
-		      "resources.json: larger than the 16 MiB limit",
-		      "100 MB resources.json: refused");
+	              "resources.json: larger than the 16 MiB limit",
+	              "100 MB resources.json: refused");
 	load_huge(text, HUGE_BYTES);
 	free(text);
 
 	/* one byte over the limit is refused, the limit itself is read */
 	text = doc_of_size(BRIG_CONFIG_MAX_BYTES + 1);
 	check_refused(DOC_CONFIG, text, BRIG_CONFIG_MAX_BYTES + 1,
-		      "config.json: larger than the 16 MiB limit",
-		      "config.json of 16 MiB + 1 byte: refused");
+	              "config.json: larger than the 16 MiB limit",
+	              "config.json of 16 MiB + 1 byte: refused");
 	free(text);
 	text = doc_of_size(BRIG_CONFIG_MAX_BYTES);
 	{
@@ -271,9 +271,9 @@ static void test_size_limit(void)
 		    brig_config_parse("config.json", text, BRIG_CONFIG_MAX_BYTES, &err);
 
 		if (!ok(cfg && cfg->n_annotations == 1 &&
-			    strlen(cfg->annotations[0].value) ==
-				big_value_len(BRIG_CONFIG_MAX_BYTES),
-			"config.json of exactly 16 MiB: parsed"))
+		            strlen(cfg->annotations[0].value) ==
+		                big_value_len(BRIG_CONFIG_MAX_BYTES),
+		        "config.json of exactly 16 MiB: parsed"))
 			printf("#   %s\n", err.msg ? err.msg : "(wrong annotation)");
 		brig_config_free(cfg);
 		brig_error_release(&err);

@@ -29,7 +29,7 @@ static void test_tree(void)
 	struct brig_arena a = BRIG_ARENA_INIT;
 	struct brig_error err = BRIG_ERROR_INIT;
 	const char *text = "{\"a\": [1, -2, 3.5, true, null, \"x\\u0000y\"], \"b\": {\"c\": 1},"
-			   " \"b\": {\"c\": 2}}";
+	                   " \"b\": {\"c\": 2}}";
 	struct brig_json *v = brig_json_parse(&a, "t.json", text, strlen(text), &err);
 	const struct brig_json *arr, *b;
 
@@ -53,17 +53,21 @@ static void test_errors(void)
 	char *deep;
 	size_t n = 100;
 
-	is_str(parse_error(""), "t.json: invalid JSON at byte 0: parse error: premature EOF", "empty input");
+	is_str(parse_error(""), "t.json: invalid JSON at byte 0: parse error: premature EOF",
+	       "empty input");
 	is_str(parse_error("{\"a\": {\"b\": [1, 2, }]}}"),
-	       "t.json: a.b[2]: invalid JSON at byte 20: parse error: unallowed token at this point in JSON text",
+	       "t.json: a.b[2]: invalid JSON at byte 20: parse error: unallowed token at this "
+	       "point in JSON text",
 	       "a syntax error names the path where it happened");
 	is_str(parse_error("{\"a\": 1} x"),
-	       "t.json: invalid JSON at byte 10: parse error: trailing garbage", "trailing garbage");
+	       "t.json: invalid JSON at byte 10: parse error: trailing garbage",
+	       "trailing garbage");
 	is_str(parse_error("{\"a\": \"\xff\"}"),
 	       "t.json: a: invalid JSON at byte 8: lexical error: invalid bytes in UTF8 string",
 	       "invalid UTF-8 in a string");
 	is_str(parse_error("/* c */ {}"),
-	       "t.json: invalid JSON at byte 0: lexical error: probable comment found in input text, comments are not enabled",
+	       "t.json: invalid JSON at byte 0: lexical error: probable comment found in input "
+	       "text, comments are not enabled",
 	       "comments are refused");
 	deep = malloc(2 * n + 16);
 	strcpy(deep, "{\"k\": ");

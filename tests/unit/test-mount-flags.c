@@ -59,7 +59,7 @@ static void test_attrs(void)
 	for (size_t i = 0; i < ARRAY_SIZE(top_attrs); i++) {
 		const struct attr_case *c = &top_attrs[i];
 		const char *on[] = { c->set }, *off[] = { c->set, c->clear },
-			   *back[] = { c->clear, c->set };
+		           *back[] = { c->clear, c->set };
 		struct brig_mount_flags f;
 
 		f = parse_n(on, 1);
@@ -102,7 +102,7 @@ static void test_ro_rw(void)
 	   "rro leaves the superblock and top flag alone");
 	f = PARSE("nosuid", "nodev", "noexec", "ro", "relatime");
 	ok(f.attr_set == (MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC |
-			  MOUNT_ATTR_RDONLY | MOUNT_ATTR_RELATIME) &&
+	                  MOUNT_ATTR_RDONLY | MOUNT_ATTR_RELATIME) &&
 	       f.attr_clr == ATIME_MASK,
 	   "a typical option list");
 }
@@ -169,9 +169,9 @@ static void test_propagation(void)
 		uint64_t flag;
 		bool rec;
 	} cases[] = {
-		{ "private", MS_PRIVATE, false },	{ "rprivate", MS_PRIVATE, true },
-		{ "shared", MS_SHARED, false },		{ "rshared", MS_SHARED, true },
-		{ "slave", MS_SLAVE, false },		{ "rslave", MS_SLAVE, true },
+		{ "private", MS_PRIVATE, false },       { "rprivate", MS_PRIVATE, true },
+		{ "shared", MS_SHARED, false },         { "rshared", MS_SHARED, true },
+		{ "slave", MS_SLAVE, false },           { "rslave", MS_SLAVE, true },
 		{ "unbindable", MS_UNBINDABLE, false }, { "runbindable", MS_UNBINDABLE, true },
 	};
 	struct brig_mount_flags f;
@@ -266,22 +266,22 @@ static void test_errors(void)
 static void test_names(void)
 {
 	static const char *const required[] = {
-		"ro",		"rw",	      "suid",	      "nosuid",
-		"dev",		"nodev",      "exec",	      "noexec",
-		"atime",	"noatime",    "diratime",     "nodiratime",
-		"relatime",	"norelatime", "strictatime",  "nostrictatime",
-		"nosymfollow",	"symfollow",  "sync",	      "async",
-		"dirsync",	"mand",	      "nomand",	      "lazytime",
-		"nolazytime",	"silent",     "loud",	      "iversion",
-		"noiversion",	"remount",    "bind",	      "rbind",
-		"private",	"rprivate",   "shared",	      "rshared",
-		"slave",	"rslave",     "unbindable",   "runbindable",
-		"rro",		"rrw",	      "rnosuid",      "rsuid",
-		"rnodev",	"rdev",	      "rnoexec",      "rexec",
-		"rnodiratime",	"rdiratime",  "rrelatime",    "rnorelatime",
-		"rnoatime",	"ratime",     "rstrictatime", "rnostrictatime",
+		"ro",           "rw",         "suid",         "nosuid",
+		"dev",          "nodev",      "exec",         "noexec",
+		"atime",        "noatime",    "diratime",     "nodiratime",
+		"relatime",     "norelatime", "strictatime",  "nostrictatime",
+		"nosymfollow",  "symfollow",  "sync",         "async",
+		"dirsync",      "mand",       "nomand",       "lazytime",
+		"nolazytime",   "silent",     "loud",         "iversion",
+		"noiversion",   "remount",    "bind",         "rbind",
+		"private",      "rprivate",   "shared",       "rshared",
+		"slave",        "rslave",     "unbindable",   "runbindable",
+		"rro",          "rrw",        "rnosuid",      "rsuid",
+		"rnodev",       "rdev",       "rnoexec",      "rexec",
+		"rnodiratime",  "rdiratime",  "rrelatime",    "rnorelatime",
+		"rnoatime",     "ratime",     "rstrictatime", "rnostrictatime",
 		"rnosymfollow", "rsymfollow", "tmpcopyup",    "idmap",
-		"ridmap",	"defaults",
+		"ridmap",       "defaults",
 	};
 	size_t n = 0;
 	bool sorted = true, all_known = true;
@@ -291,9 +291,9 @@ static void test_names(void)
 		struct brig_mount_flags f = parse_n(opts, 1);
 		const char *name = brig_mount_option_names[n];
 		bool sb = !strcmp(name, "sync") || !strcmp(name, "async") ||
-			  !strcmp(name, "dirsync") || !strcmp(name, "lazytime") ||
-			  !strcmp(name, "nolazytime") || !strcmp(name, "mand") ||
-			  !strcmp(name, "nomand");
+		          !strcmp(name, "dirsync") || !strcmp(name, "lazytime") ||
+		          !strcmp(name, "nolazytime") || !strcmp(name, "mand") ||
+		          !strcmp(name, "nomand");
 
 		if (n && strcmp(brig_mount_option_names[n - 1], name) >= 0)
 			sorted = false;

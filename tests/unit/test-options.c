@@ -19,7 +19,7 @@ static const struct brig_option table[] = {
 };
 
 static int parse(int argc, char **argv, enum brig_parse_mode mode, struct brig_args *a,
-		 struct brig_error *err)
+                 struct brig_error *err)
 {
 	return brig_options_parse(table, ARRAY_SIZE(table), argc, argv, mode, a, err);
 }
@@ -32,7 +32,8 @@ int main(void)
 	{
 		char *argv[] = { "--bundle", "/b", "--pid-file=/p", "-d", "id" };
 
-		ok(parse(5, argv, BRIG_PARSE_PERMUTE, &a, &err) == 0, "--flag value and --flag=value");
+		ok(parse(5, argv, BRIG_PARSE_PERMUTE, &a, &err) == 0,
+		   "--flag value and --flag=value");
 		is_str(a.vals[O_BUNDLE].str, "/b", "space form");
 		is_str(a.vals[O_PID_FILE].str, "/p", "= form");
 		ok(a.vals[O_DETACH].set && a.vals[O_DETACH].b, "short bool");
@@ -40,10 +41,11 @@ int main(void)
 		brig_args_release(&a);
 	}
 	{
-		char *argv[] = { "-bundle", "/b", "-b=/c", "--detach=false", "id", "-e", "A=1",
-				 "--env", "B=2" };
+		char *argv[] = { "-bundle", "/b",    "-b=/c", "--detach=false", "id", "-e",
+			         "A=1",     "--env", "B=2" };
 
-		ok(parse(9, argv, BRIG_PARSE_PERMUTE, &a, &err) == 0, "Go-style single dash long flag");
+		ok(parse(9, argv, BRIG_PARSE_PERMUTE, &a, &err) == 0,
+		   "Go-style single dash long flag");
 		is_str(a.vals[O_BUNDLE].str, "/c", "the last value wins");
 		ok(a.vals[O_DETACH].set && !a.vals[O_DETACH].b, "--detach=false");
 		is_int((long long)a.vals[O_ENV].n, 2, "a list flag collects every value");
@@ -101,7 +103,7 @@ int main(void)
 		char *argv[] = { "--pid-file=" };
 
 		ok(parse(1, argv, BRIG_PARSE_PERMUTE, &a, &err) == 0 && a.vals[O_PID_FILE].set &&
-			   !a.vals[O_PID_FILE].str[0],
+		       !a.vals[O_PID_FILE].str[0],
 		   "an empty value with = is a value");
 		brig_args_release(&a);
 	}

@@ -173,9 +173,9 @@ static void test_plan_sched(void)
 	brig_process_plan_release(&plan);
 
 	s = (struct brig_scheduler){ .policy = "SCHED_DEADLINE",
-				     .runtime = 10000000,
-				     .deadline = 20000000,
-				     .period = 30000000 };
+		                     .runtime = 10000000,
+		                     .deadline = 20000000,
+		                     .period = 30000000 };
 	ok(brig_process_prepare(&p, NULL, &plan, &err) == 0, "SCHED_DEADLINE with its times");
 	is_int(plan.sched_policy, 6, "SCHED_DEADLINE is 6");
 
@@ -256,14 +256,14 @@ static void test_sysctl_keys(void)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	const char *bad[] = { "",
-			      ".",
-			      "..",
-			      ".net",
-			      "net.",
-			      "net..ipv4",
-			      "net/ipv4/ip_forward",
-			      "net.ipv4/../../x",
-			      "../etc" };
+		              ".",
+		              "..",
+		              ".net",
+		              "net.",
+		              "net..ipv4",
+		              "net/ipv4/ip_forward",
+		              "net.ipv4/../../x",
+		              "../etc" };
 	char *s;
 
 	s = brig_sysctl_path("net.ipv4.ip_forward", &err);
@@ -314,7 +314,7 @@ static void test_exec_lookup(void)
 	mkdir(dir, 0755); /* bin1/both: a directory */
 	{
 		_cleanup_free_ char *a = tpath("bin1/prog"), *b = tpath("bin2/prog"),
-				    *c = tpath("bin2/both"), *q = tpath("bin2/q\"uote");
+		                    *c = tpath("bin2/both"), *q = tpath("bin2/q\"uote");
 
 		write_file(a, 0755);
 		write_file(b, 0755);
@@ -400,7 +400,7 @@ static void test_exec_lookup(void)
 
 	got = lookup("sh", NULL, &err);
 	ok(got && (strcmp(got, "/usr/bin/sh") == 0 || strcmp(got, "/bin/sh") == 0 ||
-		   strcmp(got, "/usr/local/bin/sh") == 0),
+	           strcmp(got, "/usr/local/bin/sh") == 0),
 	   "no PATH in env: the default PATH (%s)", got ? got : err.msg);
 	free(got);
 	got = NULL;
@@ -469,11 +469,11 @@ static void test_exec_env_container(void)
 	_cleanup_free_ char *root = tpath("root"), *etc = tpath("root/etc");
 	_cleanup_free_ char *passwd = tpath("root/etc/passwd");
 	static const char text[] = "# comment\n"
-				   "\n"
-				   "short:x:1000\n"
-				   "alice:x:1000:1000::/home/alice:/bin/sh\n"
-				   "bob:x:1000:1000::/home/bob:/bin/sh\n"
-				   "nohome:x:1001:1001:::/bin/sh";
+	                           "\n"
+	                           "short:x:1000\n"
+	                           "alice:x:1000:1000::/home/alice:/bin/sh\n"
+	                           "bob:x:1000:1000::/home/bob:/bin/sh\n"
+	                           "nohome:x:1001:1001:::/bin/sh";
 	int fd, r;
 
 	mkdir(root, 0755);
@@ -653,9 +653,9 @@ static int child_user_denied(void *arg)
 	struct brig_error err = BRIG_ERROR_INIT;
 	uint32_t gids[] = { 10 };
 	struct brig_process p = { .user = { .uid = getuid(),
-					    .gid = getgid(),
-					    .additional_gids = gids,
-					    .n_additional_gids = 1 } };
+		                            .gid = getgid(),
+		                            .additional_gids = gids,
+		                            .n_additional_gids = 1 } };
 	int r;
 
 	(void)arg;

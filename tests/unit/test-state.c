@@ -51,8 +51,9 @@ static struct brig_state *make_state(const char *id, pid_t pid, uint64_t start)
 
 static void test_ids(void)
 {
-	static const char *const bad[] = { "", ".", "..", "a/b", "/", "a\nb", "tab\there",
-					   "del\x7f" };
+	static const char *const bad[] = {
+		"", ".", "..", "a/b", "/", "a\nb", "tab\there", "del\x7f"
+	};
 	struct brig_error err = BRIG_ERROR_INIT;
 	char *longid = malloc(BRIG_ID_MAX + 2);
 
@@ -111,7 +112,7 @@ static void test_roundtrip(void)
 	brig_error_release(&err);
 
 	ok(brig_store_lookup(&st, "c1", BRIG_LOCK_EXCLUSIVE, &e, &err) == 0 &&
-		   brig_entry_remove(&e, &err) == 0,
+	       brig_entry_remove(&e, &err) == 0,
 	   "remove");
 	brig_entry_release(&e);
 	snprintf(path, sizeof(path), "%s/c1", root);
@@ -126,7 +127,7 @@ static void test_roundtrip(void)
 	   "a half-created container does not exist");
 	brig_error_release(&err);
 	ok(brig_store_lookup(&st, "half", BRIG_LOCK_EXCLUSIVE_ANY, &e, &err) == 0 &&
-		   brig_entry_remove(&e, &err) == 0,
+	       brig_entry_remove(&e, &err) == 0,
 	   "but delete finds and removes it");
 	brig_entry_release(&e);
 	brig_state_free(s);
@@ -245,8 +246,7 @@ static void test_list(void)
 	brig_store_close(&st);
 
 	brig_store_open(&st, "/nonexistent/brig-root", false, &err);
-	ok(brig_store_list(&st, &ids, &n, &err) == 0 && n == 0,
-	   "a missing root lists nothing");
+	ok(brig_store_list(&st, &ids, &n, &err) == 0 && n == 0, "a missing root lists nothing");
 	brig_store_close(&st);
 }
 
