@@ -43,8 +43,8 @@ int main(int argc, char **argv)
 	}
 	while ((pid = wait(&status)) > 0 || errno == EINTR) {
 		if (pid == cmd)
-			cmd_status = WIFEXITED(status) ? WEXITSTATUS(status)
-						       : 128 + WTERMSIG(status);
+			cmd_status =
+			    WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	}
 	return cmd_status;
 }
