@@ -83,14 +83,15 @@ tap_test() {
 	fi
 
 	# Nothing a test did may outlive it: no process, no new mount anywhere
-	# on the host, no mount left under its directory.
+	# on the host, no mount left under its directory.  (A test makes its
+	# own mounts only under $T, and removes them.)
 	leaked=$(_tap_leaked_procs)
 	if [ -n "$leaked" ]; then
 		diag "leaked processes (killed now):" "$leaked"
 		rc=1
 		_tap_kill_leaked
 	fi
-	leaked=$(_tap_mount_lines | comm -13 "$_tap_state/mounts" -)
+	leaked=$(_tap_mount_lines | comm -13 "$_tap_state/mounts" - | _tap_not_other_tests "$T")
 	if [ -n "$leaked" ]; then
 		diag "new host mounts:" "$leaked"
 		rc=1
@@ -168,6 +169,20 @@ _tap_run_defers() {
 # mount point, options, fs type and source, sorted.
 _tap_mount_lines() {
 	awk '{ sub(/^[0-9]+ [0-9]+ /, ""); print }' /proc/self/mountinfo | sort
+}
+
+# Drop mount lines that belong to another test running at the same time
+# (make check runs test files in parallel): a test mounts only under its
+# own $T, so a mount under another test's directory is that test's.
+_tap_not_other_tests() {
+	local mine base
+	mine=$(realpath -m "$1")
+	base=$(realpath -m "${TMPDIR:-/tmp}")/brig-test.
+	awk -v mine="$mine" -v base="$base" '{
+		p = $3; gsub(/\\040/, " ", p)
+		if (index(p, base) == 1 && p != mine && index(p, mine "/") != 1) next
+		print
+	}'
 }
 
 # Processes a test left behind.  Tests run under tests/helpers/subreaper,
