@@ -50,9 +50,57 @@ static unsigned long propagation_flag(const char *name)
 }
 
 /*
- * Make the host's mounts stop propagating into the container's namespace,
- * then make the rootfs a mount of its own (pivot_root needs one) and return
- * an O_PATH fd of it.
+ * The mount holding @path, if it is shared, becomes private in this mount
+ * namespace (runc's rootfsParentMountPrivate): the bind of the rootfs must
+ * not propagate back to the host, and pivot_root refuses a shared parent.
+ */
+static int make_parent_mount_private(const char *path, struct brig_error *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	struct statx stx;
+	size_t cap = 0;
+
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) < 0)
+		return brig_error_setp(err, errno, "statx \"%s\"", path);
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return brig_error_setp(err, errno, "open /proc/self/mountinfo");
+	while (getline(&line, &cap, f) > 0) {
+		char mnt_point[4096], *opt;
+		unsigned long long id;
+		size_t o = 0;
+
+		if (sscanf(line, "%llu %*u %*s %*s %4095s", &id, mnt_point) != 2 ||
+		    id != stx.stx_mnt_id)
+			continue;
+		opt = strstr(line, " shared:");
+		if (!opt || opt > strstr(line, " - "))
+			return 0;
+		/* mountinfo escapes space, tab, newline and backslash as \ooo */
+		for (size_t i = 0; mnt_point[i]; i++) {
+			if (mnt_point[i] == '\\' && mnt_point[i + 1] && mnt_point[i + 2] &&
+			    mnt_point[i + 3]) {
+				mnt_point[o++] = (char)(((mnt_point[i + 1] - '0') << 6) |
+				                        ((mnt_point[i + 2] - '0') << 3) |
+				                        (mnt_point[i + 3] - '0'));
+				i += 3;
+			} else {
+				mnt_point[o++] = mnt_point[i];
+			}
+		}
+		mnt_point[o] = '\0';
+		if (mount(NULL, mnt_point, NULL, MS_PRIVATE, NULL) < 0)
+			return brig_error_setp(err, errno, "make \"%s\" private", mnt_point);
+		return 0;
+	}
+	return 0;
+}
+
+/*
+ * Make the host's mounts stop propagating into the container's namespace
+ * (recursively slave, or rootfsPropagation), then make the rootfs a mount
+ * of its own (pivot_root needs one) and return an O_PATH fd of it.
  */
 static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err)
 {
@@ -63,12 +111,16 @@ static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err
 
 	if (mount(NULL, "/", NULL, root_flag ? root_flag : MS_SLAVE | MS_REC, NULL) < 0)
 		return brig_error_setp(err, errno, "set the propagation of \"/\"");
+	/* after a recursive slave or private, nothing is shared any more */
+	if (root_flag && root_flag != (MS_SLAVE | MS_REC) && root_flag != (MS_PRIVATE | MS_REC) &&
+	    make_parent_mount_private(a->rootfs, err) < 0)
+		return -1;
 	tree = open_tree(AT_FDCWD, a->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (tree < 0)
 		return brig_error_setp(err, errno, "rootfs \"%s\"", a->rootfs);
 	if (move_mount(tree, "", AT_FDCWD, a->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
 		return brig_error_setp(err, errno, "bind the rootfs \"%s\"", a->rootfs);
-	/* pivot_root refuses a rootfs whose parent mount is shared */
+	/* pivot_root refuses a shared new root */
 	if (mount(NULL, a->rootfs, NULL, MS_PRIVATE, NULL) < 0)
 		return brig_error_setp(err, errno, "make the rootfs mount private");
 	fd = open(a->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -218,6 +270,19 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	 * the container's /proc/sys covers */
 	if (lx && brig_apply_sysctl(procfd, lx->sysctl, lx->n_sysctl, err) < 0)
 		return -1;
+	/* the container's own root gets the asked propagation ("shared" makes
+	 * it a peer group of its own) */
+	if (propagation_flag(lx ? lx->rootfs_propagation : NULL) & MS_SHARED &&
+	    mount(NULL, "/", NULL, MS_SHARED, NULL) < 0)
+		return brig_error_setp(err, errno, "make the rootfs shared");
+	/* a missing cwd is created now, while the root may still be written */
+	{
+		int cwd = brig_mkpath_in_root(rootfd, p->cwd, BRIG_MKPATH_DIR, err);
+
+		if (cwd < 0)
+			return brig_error_wrap(err, "cwd");
+		close(cwd);
+	}
 	if (cfg->root->readonly && readonly_root(err) < 0)
 		return -1;
 	if ((!a->no_new_keyring && join_session_keyring(a->id, err) < 0) ||

@@ -312,6 +312,16 @@ int brig_parse_process(struct jp *c, const struct brig_json *v, struct brig_proc
 	    jp_strings(c, v, "env", &p->env, &p->n_env) < 0 ||
 	    jp_string_req(c, v, "cwd", &p->cwd) < 0 || jp_check_absolute(c, "cwd", p->cwd) < 0)
 		return -1;
+	for (size_t i = 0; i < p->n_env; i++) {
+		if (!strchr(p->env[i], '=')) {
+			size_t mark = jp_enter_key(c, "env");
+
+			brig_path_index(&c->path, i);
+			jp_fail_value(c, NULL, "invalid environment variable", p->env[i]);
+			jp_leave(c, mark);
+			return -1;
+		}
+	}
 	if (p->n_args == 0)
 		return jp_fail(c, "args", "must not be empty");
 	if (!p->args[0][0])

@@ -762,26 +762,76 @@ static const char *container_home(uint32_t uid, char **buf)
 	return home ? home : "/";
 }
 
+static size_t env_name_len(const char *kv)
+{
+	const char *eq = strchr(kv, '=');
+
+	return eq ? (size_t)(eq - kv) : strlen(kv);
+}
+
+static uint64_t env_name_hash(const char *kv, size_t len)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)kv[i]) * 1099511628211ull;
+	return h;
+}
+
+/*
+ * process.env with each name once, as runc passes it: a later "A=2"
+ * replaces an earlier "A=1" where A first appeared.  Names are found
+ * through a small open-addressing table, so a hostile list of 100k
+ * entries costs no more than a benign one per entry.
+ */
+static size_t env_dedup(const char *const *env, size_t n, char **out)
+{
+	size_t cap = 16, count = 0;
+	size_t *slots;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	slots = brig_xcalloc(cap, sizeof(*slots)); /* 0: empty, else index + 1 */
+	for (size_t i = 0; i < n; i++) {
+		size_t len = env_name_len(env[i]);
+		size_t h = (size_t)env_name_hash(env[i], len) & (cap - 1);
+
+		for (;; h = (h + 1) & (cap - 1)) {
+			const char *other;
+
+			if (!slots[h]) {
+				slots[h] = count + 1;
+				out[count++] = (char *)env[i];
+				break;
+			}
+			other = out[slots[h] - 1];
+			if (env_name_len(other) == len && memcmp(other, env[i], len) == 0) {
+				out[slots[h] - 1] = (char *)env[i];
+				break;
+			}
+		}
+	}
+	free(slots);
+	return count;
+}
+
 char **brig_exec_env(const struct brig_process *p)
 {
 	_cleanup_free_ char *passwd = NULL;
-	size_t n = p->n_env;
 	const char *home;
 	char **envp;
+	size_t n;
 
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(p->env[i], "HOME=", 5) == 0) {
-			envp = brig_xcalloc(n + 1, sizeof(char *));
-			memcpy(envp, p->env, n * sizeof(char *));
-			return envp;
-		}
-	}
-	home = container_home(p->user.uid, &passwd);
-	/* one block: n + 2 pointers, then "HOME=<home>" */
-	envp = brig_xmalloc((n + 2) * sizeof(char *) + 5 + strlen(home) + 1);
+	/* one block: the pointers, then room for "HOME=<home>" when needed */
+	envp = brig_xmalloc((p->n_env + 2) * sizeof(char *));
+	n = env_dedup(p->env, p->n_env, envp);
+	envp[n] = NULL;
 	for (size_t i = 0; i < n; i++)
-		envp[i] = (char *)p->env[i];
-	envp[n] = (char *)(envp + n + 2);
+		if (strncmp(envp[i], "HOME=", 5) == 0)
+			return envp;
+	home = container_home(p->user.uid, &passwd);
+	envp = brig_xrealloc(envp, (p->n_env + 2) * sizeof(char *) + 5 + strlen(home) + 1);
+	envp[n] = (char *)(envp + p->n_env + 2);
 	sprintf(envp[n], "HOME=%s", home);
 	envp[n + 1] = NULL;
 	return envp;

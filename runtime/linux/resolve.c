@@ -23,8 +23,37 @@ int brig_open_in_root(int rootfd, const char *path, int flags, mode_t mode)
 	return fd;
 }
 
-int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind,
-                        struct brig_error *err)
+#define MKPATH_MAX_LINKS 40 /* the kernel's own limit before ELOOP */
+
+static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int links,
+                  struct brig_error *err);
+
+/*
+ * Component @name of @parent is a symlink whose target does not exist:
+ * create the target inside the root, as runc does, by going on with the
+ * link's text resolved from the link's own directory @dir, then @rest.
+ */
+static int follow_dangling(int rootfd, int parent, const char *name, const char *dir,
+                           const char *rest, enum brig_mkpath_kind kind, int links,
+                           struct brig_error *err)
+{
+	_cleanup_free_ char *next = NULL;
+	char target[4096];
+	ssize_t n;
+
+	if (links >= MKPATH_MAX_LINKS)
+		return brig_error_setp(err, ELOOP, "resolve a mount point in the rootfs");
+	n = readlinkat(parent, name, target, sizeof(target) - 1);
+	if (n < 0)
+		return brig_error_setp(err, errno, "readlink \"%s\" in the rootfs", name);
+	target[n] = '\0';
+	next = brig_xasprintf("%s/%s%s%s", target[0] == '/' ? "" : dir, target, rest ? "/" : "",
+	                      rest ? rest : "");
+	return mkpath(rootfd, next, kind, links + 1, err);
+}
+
+static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int links,
+                  struct brig_error *err)
 {
 	_cleanup_free_ char *copy = NULL;
 	_cleanup_close_ int parent = -1;
@@ -47,46 +76,54 @@ int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind
 	for (p = copy; *p == '/'; p++)
 		;
 	while (*p) {
+		const char *rest;
 		bool last;
 		int child;
 
 		next = strchr(p, '/');
 		if (next)
 			*next = '\0';
-		last = !next || !next[strspn(next + 1, "/") + 1];
-		if (!strcmp(p, "..") || !strcmp(p, ".")) {
-			/* never create through dot components; resolve the prefix */
-		} else {
-			int r;
+		rest = next ? next + 1 + strspn(next + 1, "/") : NULL;
+		last = !rest || !*rest;
+		/* never create through dot components; they are resolved below */
+		if (strcmp(p, "..") != 0 && strcmp(p, ".") != 0) {
+			int r = last && kind == BRIG_MKPATH_FILE
+			            ? mknodat(parent, p, S_IFREG | 0644, 0)
+			            : mkdirat(parent, p, 0755);
 
-			if (last && kind == BRIG_MKPATH_FILE)
-				r = mknodat(parent, p, S_IFREG | 0644, 0);
-			else
-				r = mkdirat(parent, p, 0755);
 			if (r < 0 && errno != EEXIST)
 				return brig_error_setp(err, errno, "create \"%s\" in the rootfs",
 				                       path);
 		}
-		if (next)
-			*next = '/';
-		/* reopen the prefix [copy .. end of this component] from the root */
-		{
-			char saved = next ? *next : '\0';
+		/* resolve the prefix up to this component, from the root */
+		child = brig_open_in_root(rootfd, copy, O_PATH, 0);
+		if (child < 0 && errno == ENOENT) {
+			struct stat st;
 
-			if (next)
-				*next = '\0';
-			child = brig_open_in_root(rootfd, copy, O_PATH, 0);
-			if (next)
-				*next = saved;
+			if (fstatat(parent, p, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode)) {
+				_cleanup_free_ char *dir = brig_xstrdup(copy);
+
+				dir[p - copy] = '\0';
+				return follow_dangling(rootfd, parent, p, dir, last ? NULL : rest,
+				                       kind, links, err);
+			}
+			errno = ENOENT;
 		}
 		if (child < 0)
 			return brig_error_setp(err, errno, "resolve \"%s\" in the rootfs", path);
 		close(parent);
 		parent = child;
-		if (!next)
+		if (last)
 			break;
-		for (p = next; *p == '/'; p++)
-			;
+		*next = '/';
+		p = (char *)rest;
 	}
 	return TAKE_FD(parent);
+}
+
+int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind,
+                        struct brig_error *err)
+{
+	return mkpath(rootfd, path, kind, 0, err);
 }
