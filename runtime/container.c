@@ -348,6 +348,11 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		if (!o->no_subreaper)
 			prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 		sigprocmask(SIG_BLOCK, &fwd, &saved);
+		/* an ignored signal never reaches the signalfd: a `brig run &`
+		 * of a script ignores SIGINT, and runc forwards it anyway */
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sigismember(&fwd, sig))
+				signal(sig, SIG_DFL);
 	} else {
 		sigprocmask(SIG_BLOCK, NULL, &saved);
 	}
@@ -594,18 +599,24 @@ int brig_signal_parse(const char *s)
 		{ "PROF", SIGPROF }, { "WINCH", SIGWINCH },   { "IO", SIGIO },
 		{ "POLL", SIGPOLL }, { "PWR", SIGPWR },       { "SYS", SIGSYS },
 	};
-	char *end;
+	char upper[32], *end;
 	long n;
+	size_t i;
 
-	if (!*s)
+	/* runc takes names in any case: "usr1", "sigusr1", "SIGUSR1" */
+	for (i = 0; i < sizeof(upper) - 1 && s[i]; i++)
+		upper[i] = (char)toupper((unsigned char)s[i]);
+	if (s[i] || !i)
 		return -1;
+	upper[i] = '\0';
+	s = upper;
 	if (isdigit((unsigned char)*s)) {
 		n = strtol(s, &end, 10);
 		return (*end || n <= 0 || n > SIGRTMAX) ? -1 : (int)n;
 	}
 	if (strncmp(s, "SIG", 3) == 0)
 		s += 3;
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+	for (i = 0; i < ARRAY_SIZE(names); i++)
 		if (strcmp(s, names[i].name) == 0)
 			return names[i].sig;
 	if (strncmp(s, "RTMIN", 5) == 0 || strncmp(s, "RTMAX", 5) == 0) {

@@ -313,16 +313,48 @@ static int wait_for_start(int fifo, struct brig_error *err)
 	return 0;
 }
 
+/*
+ * Every signal back to its default action.  The raw system call, because
+ * glibc refuses to touch the two it keeps for itself (32 and 33), which a
+ * caller may still have left ignored.
+ */
+static void reset_signals(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} act = { .handler = SIG_DFL };
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, &act, NULL, sizeof(act.mask));
+}
+
+/* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (brig kept
+ * $LISTEN_FDS only if it was meant for brig), else NULL. */
+static const char *listen_env(char *buf, size_t size)
+{
+	const char *n = getenv("LISTEN_FDS");
+
+	if (!n || !*n)
+		return NULL;
+	snprintf(buf, size, "LISTEN_FDS=%.16s", n);
+	return buf;
+}
+
 void brig_init_main(const struct brig_init_args *a)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	const struct brig_process *p = a->cfg->process;
-	char *path = NULL, **env = NULL;
+	char *path = NULL, **env = NULL, listen[32];
 
 	if (setup(a, &path, &err) < 0)
 		goto fail;
-	/* HOME from the container's /etc/passwd when the config has none */
-	env = brig_exec_env(p);
+	/* HOME from the container's /etc/passwd when the config has none;
+	 * socket-activation fds are announced as runc does */
+	env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
 		goto fail;
 	if (a->fifo_fd >= 0 ? wait_for_start(a->fifo_fd, &err) < 0
@@ -336,6 +368,9 @@ void brig_init_main(const struct brig_init_args *a)
 	if (brig_apply_cpu_affinity(a->plan->cpus_final, &err) < 0 ||
 	    brig_fds_prepare(a->preserve_fds, &err) < 0)
 		goto late_fail;
+	/* the container starts with every signal at its default action, as
+	 * under runc, whatever brig's caller ignored */
+	reset_signals();
 	sigprocmask(SIG_SETMASK, &a->saved_mask, NULL);
 	execve(path, (char *const *)p->args, env);
 	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);

@@ -629,7 +629,12 @@ struct mount_req {
 	struct brig_mount_flags fl;
 	int targetfd;        /* O_PATH fd of the destination, once resolved */
 	bool target_existed; /* the destination was there before brig */
+	const char *type;    /* the filesystem type, NULL for a bind */
+	bool bind;
 };
+
+static int check_proc_destination(const struct mount_req *r, const char *type, bool bind,
+                                  struct brig_error *err);
 
 static int resolve_target(struct mount_req *r, enum brig_mkpath_kind kind, struct brig_error *err)
 {
@@ -640,7 +645,86 @@ static int resolve_target(struct mount_req *r, enum brig_mkpath_kind kind, struc
 		                       r->m->destination);
 	if (r->targetfd < 0)
 		r->targetfd = brig_mkpath_in_root(r->env->rootfd, r->m->destination, kind, err);
-	return r->targetfd < 0 ? -1 : 0;
+	if (r->targetfd < 0)
+		return -1;
+	return check_proc_destination(r, r->type, r->bind, err);
+}
+
+/* Where @fd is, as a path inside the rootfs ("/proc/sys"), from the host's
+ * view of both fds (brig runs before pivot_root: /proc is the host's). */
+static char *path_in_root(int rootfd, int fd)
+{
+	char link[64], root[4096], path[4096];
+	ssize_t rn, pn;
+	size_t len;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", rootfd);
+	rn = readlink(link, root, sizeof(root) - 1);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	pn = readlink(link, path, sizeof(path) - 1);
+	if (rn < 0 || pn < 0)
+		return NULL;
+	root[rn] = path[pn] = '\0';
+	len = strcmp(root, "/") == 0 ? 0 : (size_t)rn;
+	if (strncmp(path, root, len) != 0 || (path[len] != '/' && path[len] != '\0'))
+		return NULL;
+	return brig_xstrdup(path[len] ? path + len : "/");
+}
+
+/*
+ * Nothing but a procfs goes on /proc, and nothing goes inside it except the
+ * few files lxcfs emulates (runc's rule since CVE-2019-16884): a mount over
+ * /proc/self/attr or /proc/sys would redirect what the runtime and the
+ * container write there.  Checked on the destination as resolved.
+ */
+static int check_proc_destination(const struct mount_req *r, const char *type, bool bind,
+                                  struct brig_error *err)
+{
+	static const char *const lxcfs[] = {
+		"/proc/cpuinfo", "/proc/diskstats",
+		"/proc/meminfo", "/proc/stat",
+		"/proc/swaps",   "/proc/uptime",
+		"/proc/loadavg", "/proc/slabinfo",
+		"/proc/net/dev", "/proc/sys/kernel/ns_last_pid",
+	};
+	_cleanup_free_ char *where = path_in_root(r->env->rootfd, r->targetfd);
+	struct statfs sfs;
+
+	if (!where)
+		return brig_error_set(err, "cannot tell where the destination is");
+	if (strcmp(where, "/proc") == 0) {
+		if (!bind && type && strcmp(type, "proc") == 0)
+			return 0;
+		if (bind && r->m->source && statfs(r->m->source, &sfs) == 0 &&
+		    sfs.f_type == PROC_SUPER_MAGIC)
+			return 0;
+		return brig_error_set(err, "\"/proc\" cannot be mounted because it is not of type "
+		                           "proc");
+	}
+	if (strncmp(where, "/proc/", 6) != 0)
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(lxcfs); i++)
+		if (strcmp(where, lxcfs[i]) == 0)
+			return 0;
+	return brig_error_set(err, "\"%s\" cannot be mounted because it is inside /proc", where);
+}
+
+/* proc and sysfs go on an ordinary directory, never through a symlink. */
+static int check_ordinary_directory(const struct mount_req *r, const char *type,
+                                    struct brig_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (!type || (strcmp(type, "proc") != 0 && strcmp(type, "sysfs") != 0))
+		return 0;
+	fd = brig_open_in_root(r->env->rootfd, r->m->destination, O_PATH | O_NOFOLLOW, 0);
+	if (fd < 0 && errno == ENOENT)
+		return 0;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+		return brig_error_set(
+		    err, "filesystem \"%s\" must be mounted on ordinary directory", type);
+	return 0;
 }
 
 /* Apply the data options of the entry (everything brig does not consume). */
@@ -1167,6 +1251,10 @@ static int mount_one(const struct brig_mount *m, const struct brig_mount_env *en
 		brig_error_set(err, "idmapped mounts are not implemented yet");
 		goto out;
 	}
+	r.type = bind ? NULL : type;
+	r.bind = bind;
+	if (check_ordinary_directory(&r, r.type, err) < 0)
+		goto out;
 	if (bind)
 		mnt = mount_bind(&r, err);
 	else if (r.fl.remount)

@@ -95,10 +95,14 @@ static int check_dependents(const struct brig_config *cfg, const struct brig_ns_
 	if (!plan->is_new[BRIG_NS_MOUNT])
 		return brig_error_set(err, "config.json: linux.namespaces: a new mount namespace "
 		                           "is required");
-	if (cfg->hostname && cfg->hostname[0] && !plan->is_new[BRIG_NS_UTS])
-		return brig_error_set(err, "config.json: hostname: requires a new uts namespace");
-	if (cfg->domainname && cfg->domainname[0] && !plan->is_new[BRIG_NS_UTS])
-		return brig_error_set(err, "config.json: domainname: requires a new uts namespace");
+	/* a uts namespace of its own, new or joined (runc sets the name in a
+	 * joined one too); never the host's */
+	bool own_uts = plan->is_new[BRIG_NS_UTS] || plan->join_fd[BRIG_NS_UTS] >= 0;
+
+	if (cfg->hostname && cfg->hostname[0] && !own_uts)
+		return brig_error_set(err, "config.json: hostname: requires a uts namespace");
+	if (cfg->domainname && cfg->domainname[0] && !own_uts)
+		return brig_error_set(err, "config.json: domainname: requires a uts namespace");
 	if (!lx)
 		return 0;
 	for (size_t i = 0; i < lx->n_sysctl; i++) {

@@ -815,23 +815,31 @@ static size_t env_dedup(const char *const *env, size_t n, char **out)
 	return count;
 }
 
-char **brig_exec_env(const struct brig_process *p)
+char **brig_exec_env(const struct brig_process *p, const char *listen_fds)
 {
+	_cleanup_free_ const char **all = NULL;
 	_cleanup_free_ char *passwd = NULL;
+	size_t n_all = p->n_env, n;
 	const char *home;
 	char **envp;
-	size_t n;
 
+	all = brig_xcalloc(p->n_env + 2, sizeof(*all));
+	if (p->n_env)
+		memcpy(all, p->env, p->n_env * sizeof(*all));
+	if (listen_fds) {
+		all[n_all++] = listen_fds;
+		all[n_all++] = "LISTEN_PID=1";
+	}
 	/* one block: the pointers, then room for "HOME=<home>" when needed */
-	envp = brig_xmalloc((p->n_env + 2) * sizeof(char *));
-	n = env_dedup(p->env, p->n_env, envp);
+	envp = brig_xmalloc((n_all + 2) * sizeof(char *));
+	n = env_dedup(all, n_all, envp);
 	envp[n] = NULL;
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(envp[i], "HOME=", 5) == 0)
 			return envp;
 	home = container_home(p->user.uid, &passwd);
-	envp = brig_xrealloc(envp, (p->n_env + 2) * sizeof(char *) + 5 + strlen(home) + 1);
-	envp[n] = (char *)(envp + p->n_env + 2);
+	envp = brig_xrealloc(envp, (n_all + 2) * sizeof(char *) + 5 + strlen(home) + 1);
+	envp[n] = (char *)(envp + n_all + 2);
 	sprintf(envp[n], "HOME=%s", home);
 	envp[n + 1] = NULL;
 	return envp;

@@ -78,12 +78,14 @@ int brig_apply_no_new_privs(const struct brig_process *p, struct brig_error *err
 char *brig_exec_lookup(const struct brig_process *p, struct brig_error *err);
 
 /*
- * The environment to execve with: process.env, plus HOME when it has none,
- * taken as runc does from the container's /etc/passwd entry of user.uid
- * ("/" without one).  Call it after pivot_root.  One heap block: free() it;
- * the strings of process.env are shared, not copied.
+ * The environment to execve with: process.env with each name once (the
+ * last value wins), then @listen_fds ("LISTEN_FDS=<n>", or NULL) with
+ * LISTEN_PID=1, plus HOME when there is none, taken as runc does from the
+ * container's /etc/passwd entry of user.uid ("/" without one).  Call it
+ * after pivot_root.  One heap block: free() it; the strings of
+ * process.env are shared, not copied.
  */
-char **brig_exec_env(const struct brig_process *p);
+char **brig_exec_env(const struct brig_process *p, const char *listen_fds);
 
 /*
  * In brig's own process, before the clone: the number of socket-activation

@@ -638,6 +638,59 @@ touch: /rodir/tm/x: Read-only file system" "stderr"
 	assert_empty_dir "$T/root"
 }
 
+# ------------------------------------------------------------- /proc rules
+
+# proc and sysfs go on an ordinary directory, never through a symlink of the
+# rootfs (runc refuses it the same way).
+t_proc_on_symlink() {
+	local fs dir
+	for fs in proc sysfs; do
+		dir=$([ "$fs" = proc ] && echo proc || echo sys)
+		bundle "$T/b$fs" || return
+		rmdir "$T/b$fs/rootfs/$dir"
+		mkdir "$T/b$fs/rootfs/evil"
+		ln -s /evil "$T/b$fs/rootfs/$dir"
+		brig_bundle_edit "$T/b$fs" '.process.args = ["true"]'
+		brig --root "$T/root" run --bundle "$T/b$fs" c1
+		assert_rc 1
+		assert_err_line "brig: mount \"/$dir\" ($fs): filesystem \"$fs\" must be mounted on ordinary directory"
+		assert_empty_dir "$T/root"
+	done
+}
+
+# Nothing but a procfs on /proc, and nothing inside it but what lxcfs
+# emulates (CVE-2019-16884): checked where the destination really is.
+t_proc_destinations() {
+	local dest
+	bundle || return
+	ln -s /proc/sys "$T/b/rootfs/sneaky"
+	for dest in /proc/sys/net /proc/self/attr /proc/1 /sneaky/kernel; do
+		brig_bundle_edit "$T/b" '.process.args = ["true"] | .mounts += [{"destination": $d, "type": "bind", "source": "/tmp", "options": ["bind"]}]' \
+			--arg d "$dest"
+		brig --root "$T/root" run --bundle "$T/b" c1
+		assert_rc 1
+		assert_match "$err" "^brig: mount \"$dest\" \\(bind\\): \"/proc/.*\" cannot be mounted because it is inside /proc\$" "$dest"
+		assert_empty_dir "$T/root"
+		brig_bundle_edit "$T/b" 'del(.mounts[-1])'
+	done
+	brig_bundle_edit "$T/b" '.mounts |= map(if .destination == "/proc" then .type = "bind" | .source = "/tmp" | .options = ["rbind"] else . end)'
+	brig --root "$T/root" run --bundle "$T/b" c1
+	assert_rc 1
+	assert_err_line 'brig: mount "/proc" (bind): "/proc" cannot be mounted because it is not of type proc'
+	assert_empty_dir "$T/root"
+}
+
+# The files lxcfs emulates may be bind-mounted over /proc's.
+t_proc_lxcfs_files() {
+	bundle || return
+	echo "123.00 456.00" >"$T/uptime"
+	ctr 'cat /proc/uptime' '.mounts += [{"destination": "/proc/uptime", "type": "bind", "source": $s, "options": ["bind", "ro"]}]' \
+		--arg s "$T/uptime"
+	assert_rc 0
+	assert_eq "$out" "123.00 456.00" "/proc/uptime inside"
+	assert_empty_dir "$T/root"
+}
+
 tap_test "the default mounts of brig spec, with their options" t_default_mounts
 tap_test "sysfs is read-only in the host's network namespace" t_sysfs_host_netns
 tap_test "a read-only directory bind: EROFS inside, host unchanged" t_bind_ro
@@ -662,5 +715,8 @@ tap_test "a rootfs's /dev/null symlink or file is replaced" t_dev_null_replaced
 tap_test "maskedPaths: files are /dev/null, directories empty and ro" t_masked_paths
 tap_test "maskedPaths: a symlink is not followed" t_masked_symlink
 tap_test "readonlyPaths: /proc/sys and a directory tree are read-only" t_readonly_paths
+tap_test "proc and sysfs are never mounted through a symlink" t_proc_on_symlink
+tap_test "nothing is mounted inside /proc, nor a non-procfs on it" t_proc_destinations
+tap_test "the files lxcfs emulates may be mounted over /proc's" t_proc_lxcfs_files
 rm -rf "$BUNDLE_TPL"
 tap_done

@@ -416,26 +416,43 @@ static void test_exec_env(void)
 	struct brig_process p = { .env = env, .n_env = 3 };
 	char **e;
 
-	e = brig_exec_env(&p);
+	e = brig_exec_env(&p, NULL);
 	ok(e[0] == env[0] && e[1] == env[1] && e[2] == env[2] && !e[3],
 	   "HOME given: process.env as is");
 	free(e);
 	p.n_env = 1;
 	p.user.uid = 0;
-	e = brig_exec_env(&p);
+	e = brig_exec_env(&p, NULL);
 	is_str(e[0], "PATH=/bin", "process.env first");
 	is_str(e[1], "HOME=/root", "then HOME of uid 0 from /etc/passwd");
 	ok(!e[2], "NULL-terminated");
 	free(e);
 	p.user.uid = 3999999999u;
-	e = brig_exec_env(&p);
+	e = brig_exec_env(&p, NULL);
 	is_str(e[1], "HOME=/", "a uid without an entry: HOME=/");
 	free(e);
 	p.n_env = 0;
-	e = brig_exec_env(&p);
+	e = brig_exec_env(&p, NULL);
 	is_str(e[0], "HOME=/", "an empty process.env");
 	ok(!e[1], "NULL-terminated");
 	free(e);
+	{
+		const char *dup[] = { "A=1", "PATH=/bin", "A=2", "HOME=/h", "B=", "A=3" };
+		struct brig_process q = { .env = dup, .n_env = 6 };
+
+		e = brig_exec_env(&q, NULL);
+		is_str(e[0], "A=3", "a repeated name keeps its first place and its last value");
+		is_str(e[1], "PATH=/bin", "the others keep their order");
+		is_str(e[2], "HOME=/h", "HOME as given");
+		is_str(e[3], "B=", "an empty value is a value");
+		ok(!e[4], "each name once");
+		free(e);
+		e = brig_exec_env(&q, "LISTEN_FDS=2");
+		is_str(e[4], "LISTEN_FDS=2", "socket activation is announced");
+		is_str(e[5], "LISTEN_PID=1", "to the container's pid 1");
+		ok(!e[6], "NULL-terminated");
+		free(e);
+	}
 }
 
 /* A container's /etc/passwd, read after a chroot into a user namespace. */
@@ -450,15 +467,15 @@ static int child_exec_env_chroot(void *arg)
 		return 77;
 	if (chroot(root) < 0 || chdir("/etc") < 0)
 		return 90;
-	e = brig_exec_env(&p);
+	e = brig_exec_env(&p, NULL);
 	fail |= strcmp(e[0], "HOME=/home/alice") != 0;
 	free(e);
 	p.user.uid = 1001;
-	e = brig_exec_env(&p);
+	e = brig_exec_env(&p, NULL);
 	fail |= (strcmp(e[0], "HOME=") != 0) << 1;
 	free(e);
 	p.user.uid = 1002;
-	e = brig_exec_env(&p);
+	e = brig_exec_env(&p, NULL);
 	fail |= (strcmp(e[0], "HOME=/") != 0) << 2;
 	free(e);
 	return fail;
