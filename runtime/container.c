@@ -231,6 +231,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		.no_new_keyring = o->no_new_keyring,
 		.saved_mask = *saved_mask,
 	};
+	int saved_ns[2] = { -1, -1 };
 	struct clone_args ca = {
 		.flags = j->ns.clone_flags | CLONE_PIDFD,
 		.pidfd = (uint64_t)(uintptr_t)&j->pidfd,
@@ -244,9 +245,13 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	 * (CVE-2019-5736); execve makes the container's process dumpable */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
-	if (brig_ns_enter_parent(&j->ns, j->bundle.config->linux, err) < 0)
+	if (brig_ns_enter_parent(&j->ns, j->bundle.config->linux, saved_ns, err) < 0) {
+		brig_ns_leave_parent(saved_ns);
 		return -1;
+	}
 	j->pid = brig_clone3(&ca);
+	if (j->pid != 0)
+		brig_ns_leave_parent(saved_ns);
 	if (j->pid < 0)
 		return brig_error_setp(err, errno, "clone3");
 	if (j->pid == 0) {
@@ -254,6 +259,9 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		 * belongs to the open file, which it shares until execve) */
 		close(j->entry.dirfd);
 		close(j->store.rootfd);
+		for (int i = 0; i < 2; i++)
+			if (saved_ns[i] >= 0)
+				close(saved_ns[i]);
 		close(j->sock[0]);
 		args.sync_fd = j->sock[1];
 		brig_init_main(&args);

@@ -184,9 +184,16 @@ void brig_ns_plan_release(struct brig_ns_plan *plan)
 }
 
 int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx,
-                         struct brig_error *err)
+                         int saved[2], struct brig_error *err)
 {
-	if (plan->join_fd[BRIG_NS_PID] >= 0 && setns(plan->join_fd[BRIG_NS_PID], CLONE_NEWPID) < 0)
+	bool pid = plan->join_fd[BRIG_NS_PID] >= 0;
+	bool time = plan->join_fd[BRIG_NS_TIME] >= 0 || plan->is_new[BRIG_NS_TIME];
+
+	saved[0] = pid ? open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC) : -1;
+	saved[1] = time ? open("/proc/self/ns/time", O_RDONLY | O_CLOEXEC) : -1;
+	if ((pid && saved[0] < 0) || (time && saved[1] < 0))
+		return brig_error_setp(err, errno, "open brig's own namespaces");
+	if (pid && setns(plan->join_fd[BRIG_NS_PID], CLONE_NEWPID) < 0)
 		return brig_error_setp(err, errno, "join the pid namespace");
 	if (plan->join_fd[BRIG_NS_TIME] >= 0 &&
 	    setns(plan->join_fd[BRIG_NS_TIME], CLONE_NEWTIME) < 0)
@@ -206,12 +213,24 @@ int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linu
 
 			if (fd < 0 || write(fd, line, (size_t)n) != n)
 				return brig_error_setp(err, errno,
-				                       "set the %s offset of the time "
-				                       "namespace",
+				                       "set the %s offset of the time namespace",
 				                       o->clock);
 		}
 	}
 	return 0;
+}
+
+void brig_ns_leave_parent(int saved[2])
+{
+	if (saved[0] >= 0) {
+		setns(saved[0], CLONE_NEWPID);
+		close(saved[0]);
+	}
+	if (saved[1] >= 0) {
+		setns(saved[1], CLONE_NEWTIME);
+		close(saved[1]);
+	}
+	saved[0] = saved[1] = -1;
 }
 
 int brig_ns_enter_child(const struct brig_ns_plan *plan, struct brig_error *err)

@@ -35,10 +35,16 @@ int brig_ns_plan_build(const struct brig_config *cfg, struct brig_ns_plan *plan,
                        struct brig_error *err);
 void brig_ns_plan_release(struct brig_ns_plan *plan);
 
-/* In the parent, before clone3: join the pid namespace; create or join the
- * time namespace and set its offsets. */
+/*
+ * In the parent, before clone3: join the pid namespace; create or join the
+ * time namespace and set its offsets.  Both apply to the next child; what
+ * brig had before is kept in @saved (two fds, -1 when untouched) for
+ * brig_ns_leave_parent() to restore right after the clone, so that no
+ * later child of brig (hooks, a sanitizer's helper) lands there too.
+ */
 int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx,
-                         struct brig_error *err);
+                         int saved[2], struct brig_error *err);
+void brig_ns_leave_parent(int saved[2]);
 
 /* In the init: join the namespaces given by path (user first), then create
  * those that had to wait for a joined user namespace. */
