@@ -183,8 +183,8 @@ void brig_ns_plan_release(struct brig_ns_plan *plan)
 	}
 }
 
-int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx,
-                         int saved[2], struct brig_error *err)
+int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx, int saved[2],
+                         struct brig_error *err)
 {
 	bool pid = plan->join_fd[BRIG_NS_PID] >= 0;
 	bool time = plan->join_fd[BRIG_NS_TIME] >= 0 || plan->is_new[BRIG_NS_TIME];

@@ -42,8 +42,8 @@ void brig_ns_plan_release(struct brig_ns_plan *plan);
  * brig_ns_leave_parent() to restore right after the clone, so that no
  * later child of brig (hooks, a sanitizer's helper) lands there too.
  */
-int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx,
-                         int saved[2], struct brig_error *err);
+int brig_ns_enter_parent(const struct brig_ns_plan *plan, const struct brig_linux *lx, int saved[2],
+                         struct brig_error *err);
 void brig_ns_leave_parent(int saved[2]);
 
 /* In the init: join the namespaces given by path (user first), then create
