@@ -98,7 +98,7 @@ static void write_annotations(struct brig_jsonw *w)
 	brig_jsonw_kv_string(w, "run.brig.selinux", "compiled out (--disable-selinux)");
 #endif
 #ifndef HAVE_SYSTEMD
-	brig_jsonw_kv_string(w, "run.brig.systemd", "compiled out (libsystemd not found)");
+	brig_jsonw_kv_string(w, "run.brig.systemd", "compiled out (--without-systemd, or no libsystemd)");
 #endif
 	snprintf(buf, sizeof(buf), "%s", BRIG_COMMIT);
 	brig_jsonw_kv_string(w, "run.brig.commit", buf);
