@@ -13,16 +13,7 @@ command -v jq >/dev/null 2>&1 || skip_all "needs jq"
 # One busybox rootfs for the whole file (making one costs about a second);
 # every test has its own bundle $T/b pointing at it, and its own --root.
 # Containers write only to $T/shared, never into the rootfs.
-ROOTFS_TOP=$(mktemp -d "${TMPDIR:-/tmp}/brig-40.XXXXXX") || {
-	echo "Bail out! cannot create a temporary directory"
-	exit 1
-}
-ROOTFS=$ROOTFS_TOP/rootfs
-brig_make_rootfs "$ROOTFS" || {
-	rm -rf "$ROOTFS_TOP"
-	echo "Bail out! cannot make a busybox rootfs"
-	exit 1
-}
+brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
@@ -796,5 +787,4 @@ tap_test "absolute command missing: create fails, nothing left" t_error_exec_abs
 tap_test "command not executable: permission denied, nothing left" t_error_exec_permission
 tap_test "command is a directory: create fails, nothing left" t_error_exec_directory
 
-rm -rf "$ROOTFS_TOP"
 tap_done

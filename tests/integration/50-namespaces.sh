@@ -10,16 +10,7 @@ command -v jq >/dev/null 2>&1 || skip_all "needs jq"
 
 # One busybox rootfs for the whole file; every test has its own bundle $T/b
 # pointing at it, and its own --root.  Containers never write to it.
-ROOTFS_TOP=$(mktemp -d "${TMPDIR:-/tmp}/brig-50.XXXXXX") || {
-	echo "Bail out! cannot create a temporary directory"
-	exit 1
-}
-ROOTFS=$ROOTFS_TOP/rootfs
-brig_make_rootfs "$ROOTFS" || {
-	rm -rf "$ROOTFS_TOP"
-	echo "Bail out! cannot make a busybox rootfs"
-	exit 1
-}
+brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
@@ -462,5 +453,4 @@ tap_test "a duplicate namespace type with a path is refused" t_bad_duplicate_pat
 tap_test "sysctl net.ipv4.ip_forward applies in the new network namespace only" t_sysctl_net
 tap_test "sysctl kernel.msgmax applies in the new ipc namespace only" t_sysctl_ipc
 
-rm -rf "$ROOTFS_TOP"
 tap_done

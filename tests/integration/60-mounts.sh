@@ -13,16 +13,7 @@ command -v jq >/dev/null 2>&1 || skip_all "needs jq"
 
 # One busybox bundle for the whole file, copied into each test's $T
 # (making a rootfs costs a process per applet, and jq is not free either).
-BUNDLE_TPL=$(mktemp -d "${TMPDIR:-/tmp}/brig-60-bundle.XXXXXX") || skip_all "mktemp failed"
-if ! brig_make_rootfs "$BUNDLE_TPL/rootfs" 2>/dev/null; then
-	rm -rf "$BUNDLE_TPL"
-	skip_all "no statically linked busybox (apt-get install busybox-static)"
-fi
-"$BRIG" spec --bundle "$BUNDLE_TPL" && brig_bundle_edit "$BUNDLE_TPL" '.process.terminal = false' || {
-	rm -rf "$BUNDLE_TPL"
-	echo "Bail out! brig spec failed"
-	exit 1
-}
+brig_file_bundle
 
 # bundle [DIR]: DIR (default $T/b) = the busybox rootfs + the config.json
 # of `brig spec`, with no terminal.
@@ -718,5 +709,4 @@ tap_test "readonlyPaths: /proc/sys and a directory tree are read-only" t_readonl
 tap_test "proc and sysfs are never mounted through a symlink" t_proc_on_symlink
 tap_test "nothing is mounted inside /proc, nor a non-procfs on it" t_proc_destinations
 tap_test "the files lxcfs emulates may be mounted over /proc's" t_proc_lxcfs_files
-rm -rf "$BUNDLE_TPL"
 tap_done

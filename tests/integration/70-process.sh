@@ -12,16 +12,7 @@ command -v jq >/dev/null 2>&1 || skip_all "needs jq"
 
 # One busybox bundle for the whole file, copied into each test's $T
 # (making a rootfs costs a process per applet, and jq is not free either).
-BUNDLE_TPL=$(mktemp -d "${TMPDIR:-/tmp}/brig-70-bundle.XXXXXX") || skip_all "mktemp failed"
-if ! brig_make_rootfs "$BUNDLE_TPL/rootfs" 2>/dev/null; then
-	rm -rf "$BUNDLE_TPL"
-	skip_all "no statically linked busybox (apt-get install busybox-static)"
-fi
-"$BRIG" spec --bundle "$BUNDLE_TPL" && brig_bundle_edit "$BUNDLE_TPL" '.process.terminal = false' || {
-	rm -rf "$BUNDLE_TPL"
-	echo "Bail out! brig spec failed"
-	exit 1
-}
+brig_file_bundle
 
 # bundle: $T/b = the busybox rootfs + the config.json of `brig spec`, with
 # no terminal.
@@ -451,5 +442,4 @@ tap_test "execCPUAffinity initial and final" t_cpu_affinity
 tap_test "hostname and domainname" t_hostname_domainname
 tap_test "sysctl in the container's ipc namespace" t_sysctl
 tap_test "exec errors: not found, not executable, a directory" t_exec_errors
-rm -rf "$BUNDLE_TPL"
 tap_done

@@ -83,3 +83,25 @@ brig_bundle_edit() {
 		return 1
 	fi
 }
+
+# brig_file_rootfs: one busybox rootfs for a whole test file, at $ROOTFS
+# (making one costs a process per applet).  It lives in tap.sh's state
+# directory, which goes when the file ends.
+brig_file_rootfs() {
+	ROOTFS=${_tap_state:?source tests/lib/tap.sh first}/rootfs
+	brig_make_rootfs "$ROOTFS" || {
+		echo "Bail out! cannot make a busybox rootfs"
+		exit 1
+	}
+}
+
+# brig_file_bundle: one bundle template for a whole test file, at
+# $BUNDLE_TPL: a busybox rootfs and the config.json of `brig spec`, without
+# a terminal.  Tests copy it into their own $T.
+brig_file_bundle() {
+	BUNDLE_TPL=${_tap_state:?source tests/lib/tap.sh first}/bundle
+	brig_make_bundle "$BUNDLE_TPL" && brig_bundle_edit "$BUNDLE_TPL" '.process.terminal = false' || {
+		echo "Bail out! cannot make a busybox bundle"
+		exit 1
+	}
+}
