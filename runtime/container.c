@@ -22,9 +22,14 @@
 
 #include "bundle.h"
 #include "cmd/cmd.h"
+#include "console.h"
+#include "hooks/hooks.h"
 #include "init.h"
+#include "linux/apparmor.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
+#include "linux/seccomp.h"
+#include "linux/selinux.h"
 #include "linux/syscalls.h"
 #include "spec/spec.h"
 #include "state.h"
@@ -39,35 +44,24 @@
 #define KILL_WAIT_MS 10000
 
 /*
- * What the config asks for that this version of brig cannot honour yet.
- * Running without a requested confinement would be worse than refusing.
+ * What the config asks for that this version of brig cannot honour yet,
+ * or that this host cannot (an LSM label without the LSM).  Running
+ * without a requested confinement would be worse than refusing.
  */
 static int check_supported(const struct brig_config *cfg, struct brig_error *err)
 {
 	const struct brig_linux *lx = cfg->linux;
 	const struct brig_process *p = cfg->process;
 
-	if (p->terminal)
-		return brig_error_set(err, "config.json: process.terminal: terminals are not "
-		                           "implemented yet");
-	for (int s = 0; s < BRIG_HOOK_N_STAGES; s++)
-		if (cfg->hooks.n[s])
-			return brig_error_set(err,
-			                      "config.json: hooks.%s: hooks are not implemented "
-			                      "yet",
-			                      brig_hook_stage_name(s));
-	if ((p->apparmor_profile && *p->apparmor_profile) ||
-	    (p->selinux_label && *p->selinux_label))
-		return brig_error_set(err,
-		                      "config.json: process: LSM labels are not implemented yet");
+	/* an LSM label the host cannot apply is refused, an empty one ignored */
+	if (brig_selinux_check(p->selinux_label, err) < 0)
+		return brig_error_wrap(err, "config.json: process.selinuxLabel");
+	if (brig_apparmor_check(p->apparmor_profile, err) < 0)
+		return brig_error_wrap(err, "config.json: process.apparmorProfile");
 	if (!lx)
 		return 0;
-	if (lx->seccomp)
-		return brig_error_set(err,
-		                      "config.json: linux.seccomp: seccomp is not implemented yet");
-	if (lx->mount_label && *lx->mount_label)
-		return brig_error_set(err, "config.json: linux.mountLabel: LSM labels are not "
-		                           "implemented yet");
+	if (brig_selinux_check(lx->mount_label, err) < 0)
+		return brig_error_wrap(err, "config.json: linux.mountLabel");
 	if (lx->intel_rdt)
 		return brig_error_set(err, "config.json: linux.intelRdt: not supported");
 	if (lx->memory_policy)
@@ -132,19 +126,32 @@ static void forwarded_signals(sigset_t *set)
 		sigaddset(set, sigs[i]);
 }
 
-/* Wait for the init (our child) and forward signals; 128+N for signal N. */
-static int wait_foreground(int pidfd, pid_t pid, const sigset_t *fwd, int *status,
+/* Wait for the init (our child) and forward signals; 128+N for signal N.
+ * With a terminal (@master >= 0), relay it to and from brig's stdio. */
+static int wait_foreground(int pidfd, pid_t pid, const sigset_t *fwd, int master, int *status,
                            struct brig_error *err)
 {
-	_cleanup_close_ int sfd = signalfd(-1, fwd, SFD_CLOEXEC);
-	struct pollfd pfd[2] = { { .fd = pidfd, .events = POLLIN },
-		                 { .fd = sfd, .events = POLLIN } };
+	_cleanup_(brig_relay_finish) struct brig_relay relay = BRIG_RELAY_INIT;
+	_cleanup_close_ int sfd = -1;
+	struct pollfd pfd[2 + BRIG_RELAY_NFDS];
+	sigset_t sigs = *fwd;
 	siginfo_t si;
 
+	if (master >= 0) {
+		/* SIGWINCH resizes the pty; like runc, brig does not forward it */
+		sigaddset(&sigs, SIGWINCH);
+		sigprocmask(SIG_BLOCK, &sigs, NULL);
+		brig_relay_start(&relay, master);
+	}
+	sfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sfd < 0)
 		return brig_error_setp(err, errno, "signalfd");
+	pfd[0] = (struct pollfd){ .fd = pidfd, .events = POLLIN };
+	pfd[1] = (struct pollfd){ .fd = sfd, .events = POLLIN };
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		int n = 2 + brig_relay_poll(&relay, pfd + 2);
+
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			return brig_error_setp(err, errno, "poll");
@@ -152,12 +159,19 @@ static int wait_foreground(int pidfd, pid_t pid, const sigset_t *fwd, int *statu
 		if (pfd[1].revents & POLLIN) {
 			struct signalfd_siginfo ssi;
 
-			if (read(sfd, &ssi, sizeof(ssi)) == sizeof(ssi))
+			if (read(sfd, &ssi, sizeof(ssi)) != sizeof(ssi))
+				ssi.ssi_signo = 0;
+			if (ssi.ssi_signo == SIGWINCH)
+				brig_relay_resize(&relay);
+			else if (ssi.ssi_signo)
 				pidfd_send_signal(pidfd, (int)ssi.ssi_signo, NULL, 0);
 		}
+		brig_relay_io(&relay, pfd + 2, n - 2);
 		if (pfd[0].revents & POLLIN)
 			break;
 	}
+	/* what the container printed last, then brig's terminal as it was */
+	brig_relay_finish(&relay);
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PIDFD, (id_t)pidfd, &si, WEXITED) < 0)
 		return brig_error_setp(err, errno, "wait for the container");
@@ -174,12 +188,15 @@ struct create_job {
 	struct brig_bundle bundle;
 	struct brig_ns_plan ns;
 	struct brig_process_plan plan;
+	struct brig_seccomp_prog seccomp; /* the compiled linux.seccomp */
 	struct brig_store store;
 	struct brig_entry entry;
 	char *rootfs;
 	int fifo;
 	int sock[2];
 	int pidfd;
+	int console; /* --console-socket, connected */
+	int master;  /* the container's pty, for the relay of a foreground run */
 	pid_t pid;
 	bool claimed;
 };
@@ -189,6 +206,7 @@ static void job_release(struct create_job *j)
 	brig_bundle_release(&j->bundle);
 	brig_ns_plan_release(&j->ns);
 	brig_process_plan_release(&j->plan);
+	brig_seccomp_prog_release(&j->seccomp);
 	brig_entry_release(&j->entry);
 	brig_store_close(&j->store);
 	free(j->rootfs);
@@ -199,20 +217,121 @@ static void job_release(struct create_job *j)
 		close(j->fifo);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
+	if (j->console >= 0)
+		close(j->console);
+	if (j->master >= 0)
+		close(j->master);
 }
 
-/* Undo a create that failed after the claim: no process, no state dir. */
+/* The state hooks see during create and run (nothing recorded yet). */
+static void job_state(const struct create_job *j, const char *id, struct brig_state *s)
+{
+	const struct brig_config *cfg = j->bundle.config;
+
+	memset(s, 0, sizeof(*s));
+	s->oci_version = cfg->oci_version;
+	s->id = id;
+	s->pid = j->pid;
+	s->bundle = j->bundle.path;
+	s->rootfs = j->rootfs;
+	s->annotations = cfg->annotations;
+	s->n_annotations = cfg->n_annotations;
+}
+
+/* Undo a create that failed after the claim: no process, no state dir.
+ * A container that existed is destroyed, so its poststop hooks run
+ * (runtime-spec lifecycle, steps 12 and 13). */
 static void job_abort(struct create_job *j)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
 	if (j->pid > 0) {
+		struct brig_state s;
+
 		pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0);
 		waitpid(j->pid, NULL, 0);
+		job_state(j, j->entry.id, &s);
+		brig_hooks_run_stage(&j->bundle.config->hooks, BRIG_HOOK_POSTSTOP, &s,
+		                     BRIG_STATUS_STOPPED, &ignored);
 	}
 	if (j->claimed)
 		brig_entry_remove(&j->entry, &ignored);
 	brig_error_release(&ignored);
+}
+
+/*
+ * prestart and createRuntime hooks, here in brig's own namespaces, when
+ * the init has its own and asks (sync.h); the answer tells it its pid.
+ */
+static int create_runtime_hooks(struct create_job *j, const char *id, struct brig_error *err)
+{
+	const struct brig_hooks *h = &j->bundle.config->hooks;
+	struct brig_state s;
+	char pid[16];
+
+	if (!brig_hooks_need_sync(h))
+		return 0;
+	job_state(j, id, &s);
+	if (brig_sync_expect(j->sock[0], BRIG_SYNC_CREATE_RUNTIME_HOOKS, "container init", err) <
+	        0 ||
+	    brig_hooks_run_stage(h, BRIG_HOOK_PRESTART, &s, BRIG_STATUS_CREATING, err) < 0 ||
+	    brig_hooks_run_stage(h, BRIG_HOOK_CREATE_RUNTIME, &s, BRIG_STATUS_CREATING, err) < 0)
+		return -1;
+	snprintf(pid, sizeof(pid), "%d", (int)j->pid);
+	return brig_sync_send(j->sock[0], BRIG_SYNC_CREATE_RUNTIME_HOOKS_DONE, pid, err);
+}
+
+/* linux.seccomp: compiled here (or taken from the cache under the state
+ * root), only loaded by the init */
+static int prepare_seccomp(struct create_job *j, struct brig_error *err)
+{
+	const struct brig_linux *lx = j->bundle.config->linux;
+
+	if (!lx || !lx->seccomp)
+		return 0;
+	return brig_seccomp_prepare(lx->seccomp, j->store.rootfd, &j->seccomp, err);
+}
+
+/*
+ * A filter that notifies: the init sends its fd, which goes on to
+ * linux.seccomp.listenerPath with the state (status creating, as runc).
+ */
+static int seccomp_listener(struct create_job *j, const char *id, struct brig_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct brig_state s;
+
+	if (!j->seccomp.notify)
+		return 0;
+	fd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_SECCOMP_FD, "container init", err);
+	if (fd < 0)
+		return -1;
+	job_state(j, id, &s);
+	s.status = BRIG_STATUS_CREATING;
+	return brig_seccomp_send_listener(j->bundle.config->linux->seccomp, fd, &s, err);
+}
+
+/*
+ * process.terminal: the init sends the master of the container's pty
+ * (sync.h).  It goes on to --console-socket, or stays for the relay of a
+ * foreground run, sized like brig's own terminal before the container runs.
+ */
+static int receive_pty_master(struct create_job *j, struct brig_error *err)
+{
+	if (!j->bundle.config->process->terminal)
+		return 0;
+	j->master = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_PTY_MASTER, "container init", err);
+	if (j->master < 0)
+		return -1;
+	if (j->console < 0) {
+		brig_console_prepare(j->master);
+		return 0;
+	}
+	if (brig_console_send(j->console, j->master, err) < 0)
+		return -1;
+	close(TAKE_FD(j->master));
+	close(TAKE_FD(j->console));
+	return 0;
 }
 
 static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
@@ -225,6 +344,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		.id = o->id,
 		.bundle = j->bundle.path,
 		.rootfs = j->rootfs,
+		.seccomp = j->seccomp.insns ? &j->seccomp : NULL,
 		.fifo_fd = j->fifo,
 		.preserve_fds = o->preserve_fds,
 		.no_pivot = o->no_pivot,
@@ -263,6 +383,8 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 			if (saved_ns[i] >= 0)
 				close(saved_ns[i]);
 		close(j->sock[0]);
+		if (j->console >= 0)
+			close(j->console);
 		args.sync_fd = j->sock[1];
 		brig_init_main(&args);
 	}
@@ -273,6 +395,8 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		j->fifo = -1;
 	}
 	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
+	    create_runtime_hooks(j, o->id, err) < 0 || receive_pty_master(j, err) < 0 ||
+	    seccomp_listener(j, o->id, err) < 0 ||
 	    brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err) < 0)
 		return -1;
 	return 0;
@@ -302,9 +426,31 @@ static int record_state(struct create_job *j, const struct brig_create_opts *o,
 	s->own_pidns = j->ns.is_new[BRIG_NS_PID];
 	s->annotations = cfg->annotations;
 	s->n_annotations = cfg->n_annotations;
+	s->hooks = cfg->hooks;
 	r = brig_entry_save(&j->entry, s, err);
 	brig_state_free(s);
 	return r;
+}
+
+/*
+ * run: the poststart hooks, once the container's process runs (the init
+ * closes its end of the socket right before execve).  An init that failed
+ * on the way (a startContainer hook) said so first, and printed why: the
+ * foreground run reports its exit status, as without poststart hooks.
+ */
+static int run_poststart(struct create_job *j, const char *id, struct brig_error *err)
+{
+	const struct brig_hooks *h = &j->bundle.config->hooks;
+	struct brig_state s;
+
+	if (!brig_hooks_has(h, BRIG_HOOK_POSTSTART))
+		return 0;
+	if (brig_sync_expect_eof(j->sock[0], "container init", err) < 0) {
+		brig_error_release(err);
+		return 0;
+	}
+	job_state(j, id, &s);
+	return brig_hooks_run_stage(h, BRIG_HOOK_POSTSTART, &s, BRIG_STATUS_RUNNING, err);
 }
 
 int brig_container_create(const struct brig_context *ctx, const struct brig_create_opts *o,
@@ -314,7 +460,9 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		                .entry = BRIG_ENTRY_INIT,
 		                .fifo = -1,
 		                .sock = { -1, -1 },
-		                .pidfd = -1 };
+		                .pidfd = -1,
+		                .console = -1,
+		                .master = -1 };
 	bool foreground = o->run && !o->detach;
 	sigset_t fwd, saved;
 	int r = -1;
@@ -326,8 +474,9 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0 ||
 	    check_supported(j.bundle.config, err) < 0)
 		goto out;
-	if (o->console_socket)
-		brig_debug("--console-socket ignored: process.terminal is false");
+	if (brig_console_check(j.bundle.config->process->terminal, !foreground, o->console_socket,
+	                       err) < 0)
+		goto out;
 	j.rootfs = rootfs_path(&j.bundle, err);
 	if (!j.rootfs || brig_ns_plan_build(j.bundle.config, &j.ns, err) < 0 ||
 	    brig_process_prepare(j.bundle.config->process,
@@ -336,7 +485,11 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	                             : NULL,
 	                         &j.plan, err) < 0)
 		goto out;
-	if (brig_store_open(&j.store, ctx->root, true, err) < 0 ||
+	/* connected first, as runc does: a wrong path fails before anything exists */
+	if (o->console_socket && *o->console_socket &&
+	    (j.console = brig_console_connect(o->console_socket, err)) < 0)
+		goto out;
+	if (brig_store_open(&j.store, ctx->root, true, err) < 0 || prepare_seccomp(&j, err) < 0 ||
 	    brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
 		goto out;
 	j.claimed = true;
@@ -373,11 +526,22 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto fail;
 	/* from here on the container lives on its own: let others at it */
 	brig_entry_release(&j.entry);
+	if (o->run && run_poststart(&j, o->id, err) < 0) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+
+		/* spec 1.3: the container fails with its poststart hook */
+		pidfd_send_signal(j.pidfd, SIGKILL, NULL, 0);
+		waitpid(j.pid, NULL, 0);
+		if (!o->keep)
+			brig_container_delete(ctx, o->id, true, &ignored);
+		brig_error_release(&ignored);
+		goto out;
+	}
 	if (!foreground) {
 		r = 0;
 		goto out;
 	}
-	if (wait_foreground(j.pidfd, j.pid, &fwd, status, err) < 0)
+	if (wait_foreground(j.pidfd, j.pid, &fwd, j.master, status, err) < 0)
 		goto out;
 	r = o->keep ? 0 : brig_container_delete(ctx, o->id, true, err);
 	goto out;
@@ -411,12 +575,42 @@ static int open_init(const struct brig_state *s)
 	return fd;
 }
 
+static int kill_and_wait(int pidfd, struct brig_error *err);
+
+/*
+ * start: the poststart hooks, once the container's process runs.  @watch
+ * reads exec.fifo: it hangs up when the last writer is gone, the init's
+ * own fd, closed right before execve or at its death; the init writes a
+ * byte first when a startContainer hook failed (and the byte `brig start`
+ * wrote is still there when it died before reading it).
+ */
+static int start_poststart(const struct brig_state *s, int watch, int pidfd, struct brig_error *err)
+{
+	struct pollfd p = { .fd = watch }; /* POLLHUP only */
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	char c;
+
+	while (poll(&p, 1, -1) < 0)
+		if (errno != EINTR)
+			return brig_error_setp(err, errno, "poll");
+	if (read(watch, &c, 1) == 1)
+		return 0; /* nothing runs: no poststart */
+	if (brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTART, s, BRIG_STATUS_RUNNING, err) == 0)
+		return 0;
+	/* spec 1.3: the container fails with its poststart hook */
+	kill_and_wait(pidfd, &ignored);
+	brig_error_release(&ignored);
+	return -1;
+}
+
 int brig_container_start(const struct brig_context *ctx, const char *id, struct brig_error *err)
 {
 	struct brig_store st;
 	struct brig_entry e = BRIG_ENTRY_INIT;
 	struct brig_state *s = NULL;
 	_cleanup_close_ int fifo = -1;
+	_cleanup_close_ int watch = -1;
+	_cleanup_close_ int pidfd = -1;
 	enum brig_status status;
 	int r = -1;
 
@@ -440,14 +634,29 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		               brig_status_name(status));
 		goto out;
 	}
+	if (brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART)) {
+		/* opened first: a reader of its own sees the writers go */
+		watch = openat(e.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		pidfd = open_init(s);
+		if (watch < 0 || pidfd < 0) {
+			brig_error_setp(err, errno, "start container \"%s\"", id);
+			goto out;
+		}
+	}
 	fifo = openat(e.dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fifo < 0 || write(fifo, "0", 1) != 1) {
 		brig_error_setp(err, errno == ENXIO ? ESRCH : errno, "start container \"%s\"", id);
 		goto out;
 	}
+	close(TAKE_FD(fifo));
 	unlinkat(e.dirfd, EXEC_FIFO, 0);
 	s->status = BRIG_STATUS_RUNNING;
 	r = brig_entry_save(&e, s, err);
+	if (r == 0 && watch >= 0) {
+		/* hooks may ask brig about the container: unlocked */
+		brig_entry_release(&e);
+		r = start_poststart(s, watch, pidfd, err);
+	}
 out:
 	brig_state_free(s);
 	brig_entry_release(&e);
@@ -582,6 +791,11 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 			goto out;
 	}
 	r = brig_entry_remove(&e, err);
+	if (r == 0) {
+		/* after the container is gone; a failure is only a warning */
+		brig_entry_release(&e);
+		brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTOP, s, BRIG_STATUS_STOPPED, err);
+	}
 out:
 	brig_state_free(s);
 	brig_entry_release(&e);

@@ -3,6 +3,7 @@
 #include "features.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,8 @@
 #endif
 
 #include "linux/mounts.h"
+#include "linux/seccomp.h"
+#include "spec/names.h"
 #include "spec/spec.h"
 #include "util/jsonw.h"
 
@@ -45,6 +48,40 @@ static void write_enabled(struct brig_jsonw *w, const char *key, bool enabled)
 	brig_jsonw_object_end(w);
 }
 
+/* What brig can build (names from spec/names.c) and what this kernel and
+ * this libseccomp take: actions and flags are probed with seccomp(2). */
+static void write_seccomp(struct brig_jsonw *w)
+{
+	brig_jsonw_key(w, "seccomp");
+	brig_jsonw_object_begin(w);
+#ifdef HAVE_SECCOMP
+	brig_jsonw_kv_bool(w, "enabled", true);
+	brig_jsonw_key(w, "actions");
+	brig_jsonw_array_begin(w);
+	for (size_t i = 0; brig_seccomp_action_names[i]; i++)
+		if (brig_seccomp_action_supported(brig_seccomp_action_names[i]))
+			brig_jsonw_string(w, brig_seccomp_action_names[i]);
+	brig_jsonw_array_end(w);
+	brig_jsonw_kv_strings(w, "operators", brig_seccomp_op_names, SIZE_MAX);
+	brig_jsonw_key(w, "archs");
+	brig_jsonw_array_begin(w);
+	for (size_t i = 0; brig_seccomp_arch_names[i]; i++)
+		if (brig_seccomp_arch_known(brig_seccomp_arch_names[i]))
+			brig_jsonw_string(w, brig_seccomp_arch_names[i]);
+	brig_jsonw_array_end(w);
+	brig_jsonw_kv_strings(w, "knownFlags", brig_seccomp_flag_names, SIZE_MAX);
+	brig_jsonw_key(w, "supportedFlags");
+	brig_jsonw_array_begin(w);
+	for (size_t i = 0; brig_seccomp_flag_names[i]; i++)
+		if (brig_seccomp_flag_supported(brig_seccomp_flag_names[i]))
+			brig_jsonw_string(w, brig_seccomp_flag_names[i]);
+	brig_jsonw_array_end(w);
+#else
+	brig_jsonw_kv_bool(w, "enabled", false);
+#endif
+	brig_jsonw_object_end(w);
+}
+
 static void write_linux(struct brig_jsonw *w)
 {
 	brig_jsonw_key(w, "linux");
@@ -65,10 +102,15 @@ static void write_linux(struct brig_jsonw *w)
 	brig_jsonw_kv_bool(w, "systemdUser", false);
 	brig_jsonw_kv_bool(w, "rdma", false);
 	brig_jsonw_object_end(w);
-	/* the seccomp filter is not loaded yet, whether or not libseccomp is in */
-	write_enabled(w, "seccomp", false);
-	write_enabled(w, "apparmor", false);
+	write_seccomp(w);
+	/* whether brig supports the LSM, not whether this host has it
+	 * (features-linux.md); create refuses a label the host cannot apply */
+	write_enabled(w, "apparmor", true);
+#ifdef HAVE_SELINUX
+	write_enabled(w, "selinux", true);
+#else
 	write_enabled(w, "selinux", false);
+#endif
 	write_enabled(w, "intelRdt", false);
 	brig_jsonw_key(w, "mountExtensions");
 	brig_jsonw_object_begin(w);
@@ -98,7 +140,8 @@ static void write_annotations(struct brig_jsonw *w)
 	brig_jsonw_kv_string(w, "run.brig.selinux", "compiled out (--disable-selinux)");
 #endif
 #ifndef HAVE_SYSTEMD
-	brig_jsonw_kv_string(w, "run.brig.systemd", "compiled out (--without-systemd, or no libsystemd)");
+	brig_jsonw_kv_string(w, "run.brig.systemd",
+	                     "compiled out (--without-systemd, or no libsystemd)");
 #endif
 	snprintf(buf, sizeof(buf), "%s", BRIG_COMMIT);
 	brig_jsonw_kv_string(w, "run.brig.commit", buf);
@@ -113,8 +156,7 @@ char *brig_features_json(void)
 	brig_jsonw_object_begin(&w);
 	brig_jsonw_kv_string(&w, "ociVersionMin", BRIG_SPEC_VERSION_MIN);
 	brig_jsonw_kv_string(&w, "ociVersionMax", BRIG_SPEC_VERSION);
-	/* hooks are refused until they are implemented */
-	brig_jsonw_kv_strings(&w, "hooks", NULL, 0);
+	brig_jsonw_kv_strings(&w, "hooks", brig_hook_stage_names, BRIG_HOOK_N_STAGES);
 	brig_jsonw_key(&w, "mountOptions");
 	brig_jsonw_array_begin(&w);
 	for (size_t i = 0; brig_mount_option_names[i]; i++)

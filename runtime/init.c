@@ -19,13 +19,18 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "hooks/hooks.h"
+#include "linux/apparmor.h"
 #include "linux/devices.h"
 #include "linux/mounts.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/procfs.h"
 #include "linux/resolve.h"
+#include "linux/seccomp.h"
+#include "linux/selinux.h"
 #include "linux/syscalls.h"
+#include "linux/terminal.h"
 #include "spec/spec.h"
 #include "sync.h"
 #include "util/cleanup.h"
@@ -198,10 +203,14 @@ static int enter_cwd(const char *cwd, struct brig_error *err)
 	return 0;
 }
 
-static int join_session_keyring(const char *id, struct brig_error *err)
+/* The keyring gets the process's SELinux label, as the keys made in it. */
+static int join_session_keyring(int procfd, const char *label, const char *id,
+                                struct brig_error *err)
 {
 	char name[64];
 
+	if (brig_selinux_set_keycreate(procfd, label, err) < 0)
+		return -1;
 	snprintf(name, sizeof(name), "_ses.%.40s", id);
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
 		return brig_error_setp(err, errno, "join a new session keyring");
@@ -223,6 +232,128 @@ static bool dev_is_bind_mounted(const struct brig_config *cfg)
 				return true;
 	}
 	return false;
+}
+
+/*
+ * When the seccomp filter is loaded: with noNewPrivileges false, before the
+ * capabilities drop (loading takes CAP_SYS_ADMIN then; runc's order); a
+ * filter that notifies, before READY (its fd goes to the parent); any
+ * other, as the last step before execve, so that the filter sees as few of
+ * brig's own system calls as possible.
+ */
+enum seccomp_when { SECCOMP_NONE, SECCOMP_BEFORE_CAPS, SECCOMP_BEFORE_READY, SECCOMP_BEFORE_EXEC };
+
+static enum seccomp_when seccomp_when(const struct brig_init_args *a)
+{
+	if (!a->seccomp)
+		return SECCOMP_NONE;
+	if (!a->cfg->process->no_new_privileges)
+		return SECCOMP_BEFORE_CAPS;
+	return a->seccomp->notify ? SECCOMP_BEFORE_READY : SECCOMP_BEFORE_EXEC;
+}
+
+/* Load the filter; the notify fd, if any, goes to the parent. */
+static int load_seccomp(const struct brig_init_args *a, struct brig_error *err)
+{
+	_cleanup_close_ int notify_fd = -1;
+	int r = brig_seccomp_load(a->seccomp, err);
+
+	if (r < 0)
+		return -1;
+	if (!a->seccomp->notify)
+		return 0;
+	notify_fd = r;
+	return brig_sync_send_fd(a->sync_fd, BRIG_SYNC_SECCOMP_FD, notify_fd, err);
+}
+
+/* The init's pid as brig sees it, from CREATE_RUNTIME_HOOKS_DONE (sync.h). */
+static pid_t hooks_pid;
+
+/* The hooks of @stage that the init runs, in its namespaces as they are. */
+static int run_hooks(const struct brig_init_args *a, enum brig_hook_stage stage,
+                     enum brig_status status, struct brig_error *err)
+{
+	struct brig_state s = {
+		.id = a->id,
+		.pid = hooks_pid,
+		.bundle = a->bundle,
+		.rootfs = a->rootfs,
+		.annotations = a->cfg->annotations,
+		.n_annotations = a->cfg->n_annotations,
+	};
+
+	return brig_hooks_run_stage(&a->cfg->hooks, stage, &s, status, err);
+}
+
+/*
+ * The parent runs prestart and createRuntime now and tells the init its
+ * pid; createContainer hooks run here, in the container's namespaces,
+ * before pivot_root: their path resolves as on the host.
+ */
+static int create_hooks(const struct brig_init_args *a, struct brig_error *err)
+{
+	char pid[16];
+
+	if (!brig_hooks_need_sync(&a->cfg->hooks))
+		return 0;
+	if (brig_sync_send(a->sync_fd, BRIG_SYNC_CREATE_RUNTIME_HOOKS, NULL, err) < 0 ||
+	    brig_sync_expect_text(a->sync_fd, BRIG_SYNC_CREATE_RUNTIME_HOOKS_DONE, "brig", pid,
+	                          sizeof(pid), err) < 0)
+		return -1;
+	hooks_pid = (pid_t)atoi(pid);
+	return run_hooks(a, BRIG_HOOK_CREATE_CONTAINER, BRIG_STATUS_CREATING, err);
+}
+
+/*
+ * The LSM labels the process gets at execve.  Written while the private
+ * procfs is open and before a seccomp filter can be loaded (it might not
+ * allow the writes), which is runc's order too.
+ */
+static int set_exec_labels(int procfd, const struct brig_process *p, struct brig_error *err)
+{
+	if (brig_apparmor_set_exec(procfd, p->apparmor_profile, err) < 0 ||
+	    brig_selinux_set_exec(procfd, p->selinux_label, err) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * process.terminal, after pivot_root (nothing of the host is in reach): the
+ * pty of the container's devpts becomes the ctty and stdio, and its master
+ * goes to brig (linux/terminal.h, sync.h).  In a bind-mounted /dev, which
+ * is not brig's, a wrong /dev/console is refused rather than replaced.
+ */
+static int terminal_setup(const struct brig_init_args *a, int rootfd, int procfd,
+                          struct brig_error *err)
+{
+	_cleanup_close_ int master = -1;
+
+	if (!a->cfg->process->terminal)
+		return 0;
+	master =
+	    brig_terminal_setup(rootfd, procfd, a->cfg->process, !dev_is_bind_mounted(a->cfg), err);
+	if (master < 0)
+		return -1;
+	return brig_sync_send_fd(a->sync_fd, BRIG_SYNC_PTY_MASTER, master, err);
+}
+
+/*
+ * A startContainer hook failed: whoever waits for the end of the init's
+ * fds to run poststart hooks (`brig start` on exec.fifo, `brig run` on the
+ * socket) learns that this end is an exit, not an execve, before it comes.
+ */
+static void start_hooks_failed(const struct brig_init_args *a, const struct brig_error *err)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+
+	if (a->fifo_fd >= 0) {
+		ssize_t n = write(a->fifo_fd, "!", 1);
+
+		(void)n; /* (without it, the poststart hooks run on a dead init) */
+	} else {
+		brig_sync_send(a->sync_fd, BRIG_SYNC_ERROR, err->msg, &ignored);
+		brig_error_release(&ignored);
+	}
 }
 
 static int setup(const struct brig_init_args *a, char **exec_path, struct brig_error *err)
@@ -253,6 +384,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	env.rootfd = rootfd;
 	env.new_netns = a->ns->is_new[BRIG_NS_NETWORK];
 	env.new_cgroupns = a->ns->is_new[BRIG_NS_CGROUP];
+	env.new_ipcns = a->ns->is_new[BRIG_NS_IPC];
 	env.mount_label = lx ? lx->mount_label : NULL;
 	/* masks and read-only paths are made before pivot_root, from the
 	 * rootfs fd: the host's /dev/null must still be in this mount
@@ -260,11 +392,12 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	if (brig_mounts_setup(cfg, &env, err) < 0 ||
 	    (!dev_is_bind_mounted(cfg) &&
 	     brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0) ||
-	    (lx &&
-	     brig_paths_mask(rootfd, devnull, lx->masked_paths, lx->n_masked_paths, err) < 0) ||
+	    create_hooks(a, err) < 0 ||
+	    (lx && brig_paths_mask(rootfd, devnull, lx->masked_paths, lx->n_masked_paths,
+	                           lx->mount_label, err) < 0) ||
 	    (lx &&
 	     brig_paths_readonly(rootfd, lx->readonly_paths, lx->n_readonly_paths, err) < 0) ||
-	    enter_rootfs(a, rootfd, err) < 0)
+	    enter_rootfs(a, rootfd, err) < 0 || terminal_setup(a, rootfd, procfd, err) < 0)
 		return -1;
 	/* sysctl goes through the private procfs, which no read-only bind of
 	 * the container's /proc/sys covers */
@@ -285,11 +418,14 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	}
 	if (cfg->root->readonly && readonly_root(err) < 0)
 		return -1;
-	if ((!a->no_new_keyring && join_session_keyring(a->id, err) < 0) ||
+	if ((!a->no_new_keyring &&
+	     join_session_keyring(procfd, p->selinux_label, a->id, err) < 0) ||
 	    brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
 	    brig_apply_personality(a->plan, err) < 0 || brig_apply_scheduler(p, a->plan, err) < 0 ||
 	    brig_apply_ioprio(a->plan, err) < 0 ||
 	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
+	    set_exec_labels(procfd, p, err) < 0 ||
+	    (seccomp_when(a) == SECCOMP_BEFORE_CAPS && load_seccomp(a, err) < 0) ||
 	    brig_apply_bounding(&a->plan->caps, err) < 0 || brig_apply_user(p, true, err) < 0 ||
 	    brig_apply_capabilities(&a->plan->caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
 		return -1;
@@ -355,11 +491,18 @@ void brig_init_main(const struct brig_init_args *a)
 	/* HOME from the container's /etc/passwd when the config has none;
 	 * socket-activation fds are announced as runc does */
 	env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
+	if (seccomp_when(a) == SECCOMP_BEFORE_READY && load_seccomp(a, &err) < 0)
+		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
 		goto fail;
 	if (a->fifo_fd >= 0 ? wait_for_start(a->fifo_fd, &err) < 0
 	                    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
 		goto late_fail;
+	/* in the container, its user and mount namespace, before its process */
+	if (run_hooks(a, BRIG_HOOK_START_CONTAINER, BRIG_STATUS_CREATED, &err) < 0) {
+		start_hooks_failed(a, &err);
+		goto late_fail;
+	}
 	/* brig's own fds go first, so that the sweep below can keep exactly
 	 * the caller's: stdio, $LISTEN_FDS and --preserve-fds */
 	close(a->sync_fd);
@@ -372,6 +515,8 @@ void brig_init_main(const struct brig_init_args *a)
 	 * under runc, whatever brig's caller ignored */
 	reset_signals();
 	sigprocmask(SIG_SETMASK, &a->saved_mask, NULL);
+	if (seccomp_when(a) == SECCOMP_BEFORE_EXEC && brig_seccomp_load(a->seccomp, &err) < 0)
+		goto late_fail;
 	execve(path, (char *const *)p->args, env);
 	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);
 	goto late_fail;

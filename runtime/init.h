@@ -14,11 +14,13 @@
 struct brig_config;
 struct brig_ns_plan;
 struct brig_process_plan;
+struct brig_seccomp_prog;
 
 struct brig_init_args {
 	const struct brig_config *cfg;
 	const struct brig_ns_plan *ns;
 	const struct brig_process_plan *plan;
+	const struct brig_seccomp_prog *seccomp; /* NULL: no filter */
 	const char *id;
 	const char *bundle; /* absolute */
 	const char *rootfs; /* absolute */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "util/error.h"
 
@@ -14,7 +15,7 @@
 struct sync_msg {
 	uint32_t magic;
 	uint32_t step;
-	char text[SYNC_MSG_MAX]; /* NUL-terminated for ERROR, else empty */
+	char text[SYNC_MSG_MAX]; /* NUL-terminated: ERROR, CREATE_RUNTIME_HOOKS_DONE */
 };
 
 #define SYNC_MAGIC 0x62726967u /* "brig" */
@@ -28,49 +29,111 @@ const char *brig_sync_step_name(enum brig_sync_step step)
 		return "READY";
 	case BRIG_SYNC_GO:
 		return "GO";
+	case BRIG_SYNC_SECCOMP_FD:
+		return "SECCOMP_FD";
+	case BRIG_SYNC_CREATE_RUNTIME_HOOKS:
+		return "CREATE_RUNTIME_HOOKS";
+	case BRIG_SYNC_CREATE_RUNTIME_HOOKS_DONE:
+		return "CREATE_RUNTIME_HOOKS_DONE";
+	case BRIG_SYNC_PTY_MASTER:
+		return "PTY_MASTER";
 	case BRIG_SYNC_ERROR:
 		return "ERROR";
 	}
 	return "unknown";
 }
 
-int brig_sync_send(int fd, enum brig_sync_step step, const char *text, struct brig_error *err)
+/* One message, with @passfd in SCM_RIGHTS when it is >= 0. */
+static int send_msg(int fd, enum brig_sync_step step, const char *text, int passfd,
+                    struct brig_error *err)
 {
 	struct sync_msg m = { .magic = SYNC_MAGIC, .step = step };
-	size_t len = offsetof(struct sync_msg, text) + 1;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = &m, .iov_len = offsetof(struct sync_msg, text) + 1 };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
 	if (text) {
 		size_t tl = strnlen(text, SYNC_MSG_MAX - 1);
 
 		memcpy(m.text, text, tl);
-		len += tl;
+		iov.iov_len += tl;
+	}
+	if (passfd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		msg.msg_control = ctl.buf;
+		msg.msg_controllen = sizeof(ctl.buf);
+		CMSG_FIRSTHDR(&msg)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&msg)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&msg)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&msg)), &passfd, sizeof(int));
 	}
 	do
-		n = send(fd, &m, len, MSG_NOSIGNAL);
+		n = sendmsg(fd, &msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return brig_error_setp(err, errno, "sync: send %s", brig_sync_step_name(step));
 	return 0;
 }
 
-int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, struct brig_error *err)
+int brig_sync_send(int fd, enum brig_sync_step step, const char *text, struct brig_error *err)
+{
+	return send_msg(fd, step, text, -1, err);
+}
+
+int brig_sync_send_fd(int fd, enum brig_sync_step step, int passfd, struct brig_error *err)
+{
+	return send_msg(fd, step, NULL, passfd, err);
+}
+
+/* Wait for @expected; an fd that came with it goes to *@passfd (when
+ * not NULL, else it is closed), an fd that came with anything else is
+ * closed. */
+static int recv_msg(int fd, enum brig_sync_step expected, const char *who, int *passfd, char *text,
+                    size_t size, struct brig_error *err)
 {
 	struct sync_msg m;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	struct cmsghdr *c;
+	int got = -1;
 	ssize_t n;
 
 	do
-		n = recv(fd, &m, sizeof(m), 0);
+		n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return brig_error_setp(err, errno, "%s: waiting for %s", who,
 		                       brig_sync_step_name(expected));
+	c = CMSG_FIRSTHDR(&msg);
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
+	    c->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(&got, CMSG_DATA(c), sizeof(int));
 	if (n == 0)
 		return brig_error_set(err, "%s exited before %s", who,
 		                      brig_sync_step_name(expected));
-	if ((size_t)n < offsetof(struct sync_msg, text) + 1 || m.magic != SYNC_MAGIC)
+	if ((size_t)n < offsetof(struct sync_msg, text) + 1 || m.magic != SYNC_MAGIC) {
+		if (got >= 0)
+			close(got);
 		return brig_error_set(err, "%s: truncated or corrupt message while waiting for %s",
 		                      who, brig_sync_step_name(expected));
+	}
+	if (m.step != (uint32_t)expected && got >= 0) {
+		close(got);
+		got = -1;
+	}
 	if (m.step == BRIG_SYNC_ERROR) {
 		m.text[sizeof(m.text) - 1] = '\0';
 		((char *)&m)[n < (ssize_t)sizeof(m) ? n : (ssize_t)sizeof(m) - 1] = '\0';
@@ -80,5 +143,55 @@ int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, stru
 		return brig_error_set(err, "%s: expected %s, got %s", who,
 		                      brig_sync_step_name(expected),
 		                      brig_sync_step_name((enum brig_sync_step)m.step));
+	if (passfd)
+		*passfd = got;
+	else if (got >= 0)
+		close(got);
+	if (text && size) {
+		size_t tl = (size_t)n - offsetof(struct sync_msg, text);
+
+		tl = strnlen(m.text, tl < size - 1 ? tl : size - 1);
+		memcpy(text, m.text, tl);
+		text[tl] = '\0';
+	}
 	return 0;
+}
+
+int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, struct brig_error *err)
+{
+	return recv_msg(fd, expected, who, NULL, NULL, 0, err);
+}
+
+int brig_sync_expect_text(int fd, enum brig_sync_step expected, const char *who, char *text,
+                          size_t size, struct brig_error *err)
+{
+	return recv_msg(fd, expected, who, NULL, text, size, err);
+}
+
+int brig_sync_expect_eof(int fd, const char *who, struct brig_error *err)
+{
+	struct sync_msg m;
+	ssize_t n;
+
+	do
+		n = recv(fd, &m, sizeof(m), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return brig_error_setp(err, errno, "%s: waiting for end-of-file", who);
+	if (n > 0)
+		return brig_error_set(err, "%s: expected end-of-file, got a message", who);
+	return 0;
+}
+
+int brig_sync_expect_fd(int fd, enum brig_sync_step expected, const char *who,
+                        struct brig_error *err)
+{
+	int got = -1;
+
+	if (recv_msg(fd, expected, who, &got, NULL, 0, err) < 0)
+		return -1;
+	if (got < 0)
+		return brig_error_set(err, "%s: %s came without its file descriptor", who,
+		                      brig_sync_step_name(expected));
+	return got;
 }

@@ -9,15 +9,43 @@
  *                                              namespaces; waits
  *    [user ns: write uid/gid maps]
  *    MAPS_DONE ----------------------------->  joins, hostname, mounts,
- *                                              devices, pivot_root, masks,
- *                                              process setup, PATH lookup
+ *                                              devices
+ *    [only with prestart, createRuntime,       [the same condition]
+ *     createContainer or startContainer
+ *     hooks]                        <--------  CREATE_RUNTIME_HOOKS
+ *    prestart, createRuntime hooks
+ *    (brig's namespaces, status creating)
+ *    CREATE_RUNTIME_HOOKS_DONE "<pid>" ----->  createContainer hooks (the
+ *                                              init's pid as brig sees it
+ *                                              is for their state); masks,
+ *                                              pivot_root
+ *    [the master goes to            <--------  PTY_MASTER + the pty master
+ *     --console-socket, or stays               (only with process.terminal:
+ *     for the relay of a foreground            a pty of the container's
+ *     run]                                     devpts, its peer bound over
+ *                                              /dev/console, made the ctty
+ *                                              and stdio); process setup,
+ *                                              PATH lookup
+ *    [the fd and the state go to    <--------  SECCOMP_FD + the notify fd
+ *     linux.seccomp.listenerPath]              (only with SCMP_ACT_NOTIFY)
  *                                   <--------  READY (the exec path is known)
  *    create: record state, pid file, exit;     create: block on exec.fifo
  *            `brig start` writes the fifo      until `brig start` writes it
  *    run:    GO ---------------------------->  run: go on
- *                                              close fds, execve
+ *                                              startContainer hooks
+ *    [poststart hooks: wait for     <--------  (one failed: ERROR, exit;
+ *     end-of-file, run them unless              create: a byte into the
+ *     ERROR came first]                         fifo, which `brig start`
+ *                                               watches the same way)
+ *                                              close fds (end-of-file on
+ *                                              the socket), execve
  *
  *    Any time:                      <--------  ERROR "<message>", then exit
+ *
+ * The init loads the seccomp filter before it drops its capabilities when
+ * noNewPrivileges is false (runc's order: it needs CAP_SYS_ADMIN), else
+ * right before READY when the filter notifies (its fd must reach the
+ * parent), else as the last step before execve.
  *
  * The reader enforces the order: a message other than the one the current
  * step expects, a truncated one, or end-of-file is an error naming the
@@ -36,13 +64,20 @@ enum brig_sync_step {
 	BRIG_SYNC_READY,
 	BRIG_SYNC_GO,
 	BRIG_SYNC_ERROR,
+	BRIG_SYNC_SECCOMP_FD, /* carries the seccomp notify fd */
+	BRIG_SYNC_CREATE_RUNTIME_HOOKS,
+	BRIG_SYNC_CREATE_RUNTIME_HOOKS_DONE, /* text: the init's pid */
+	BRIG_SYNC_PTY_MASTER,                /* carries the master of the container's pty */
 };
 
 /* "MAPS_DONE", "READY", ... */
 const char *brig_sync_step_name(enum brig_sync_step step);
 
-/* Send @step (with an optional message for ERROR). */
+/* Send @step (with an optional message: ERROR, CREATE_RUNTIME_HOOKS_DONE). */
 int brig_sync_send(int fd, enum brig_sync_step step, const char *msg, struct brig_error *err);
+
+/* Send @step with the file descriptor @passfd attached (SCM_RIGHTS). */
+int brig_sync_send_fd(int fd, enum brig_sync_step step, int passfd, struct brig_error *err);
 
 /*
  * Wait for @expected.  An ERROR from the peer becomes @err with the peer's
@@ -50,5 +85,17 @@ int brig_sync_send(int fd, enum brig_sync_step step, const char *msg, struct bri
  * 'container init: expected READY, got ...' (@who names the peer).
  */
 int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, struct brig_error *err);
+
+/* Wait for @expected and copy its text (NUL-terminated, cut to @size). */
+int brig_sync_expect_text(int fd, enum brig_sync_step expected, const char *who, char *text,
+                          size_t size, struct brig_error *err);
+
+/* Wait for the peer to close its end (a message instead is an error). */
+int brig_sync_expect_eof(int fd, const char *who, struct brig_error *err);
+
+/* Wait for @expected, which carries a file descriptor: return it
+ * (close-on-exec), or -1.  An fd sent with any other step is closed. */
+int brig_sync_expect_fd(int fd, enum brig_sync_step expected, const char *who,
+                        struct brig_error *err);
 
 #endif

@@ -96,7 +96,7 @@ static int parse_hook(struct jp *c, const struct brig_json *v, struct brig_hook 
 	return 0;
 }
 
-static int parse_hooks(struct jp *c, const struct brig_json *top, struct brig_hooks *hooks)
+int brig_parse_hooks(struct jp *c, const struct brig_json *top, struct brig_hooks *hooks)
 {
 	const struct brig_json *obj = NULL;
 	size_t mark;
@@ -401,7 +401,7 @@ static int parse_config(struct jp *c, const struct brig_json *top, struct brig_c
 	    check_name_length(c, "hostname", cfg->hostname) < 0 ||
 	    jp_string(c, top, "domainname", &cfg->domainname) < 0 ||
 	    check_name_length(c, "domainname", cfg->domainname) < 0 ||
-	    parse_hooks(c, top, &cfg->hooks) < 0 ||
+	    brig_parse_hooks(c, top, &cfg->hooks) < 0 ||
 	    jp_string_map(c, top, "annotations", &cfg->annotations, &cfg->n_annotations) < 0)
 		return -1;
 	for (size_t i = 0; i < cfg->n_annotations; i++)

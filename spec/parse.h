@@ -180,5 +180,7 @@ int brig_parse_process(struct jp *c, const struct brig_json *v, struct brig_proc
 int brig_parse_linux(struct jp *c, const struct brig_json *v, struct brig_linux **out);
 int brig_parse_resources(struct jp *c, const struct brig_json *v, struct brig_resources **out);
 int brig_parse_seccomp(struct jp *c, const struct brig_json *v, struct brig_seccomp **out);
+/* Member "hooks" of @top (config.json, and brig's state.json keeps a copy). */
+int brig_parse_hooks(struct jp *c, const struct brig_json *top, struct brig_hooks *hooks);
 
 #endif

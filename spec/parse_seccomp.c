@@ -9,7 +9,8 @@
 
 #include "spec/names.h"
 
-#define SECCOMP_ARGS_MAX 6 /* a syscall has arguments 0 to 5 */
+#define SECCOMP_ARGS_MAX 6  /* a syscall has arguments 0 to 5 */
+#define ERRNO_RET_MAX 65535 /* the 16 data bits of a seccomp return value */
 
 static int parse_arg(struct jp *c, const struct brig_json *v, struct brig_seccomp_arg *a)
 {
@@ -24,6 +25,17 @@ static int parse_arg(struct jp *c, const struct brig_json *v, struct brig_seccom
 		return -1;
 	a->index = (uint32_t)index;
 	a->op = (enum brig_seccomp_op)op;
+	return 0;
+}
+
+/* The spec: an errno for an action that returns none is an error. */
+static int check_errno_ret(struct jp *c, const char *key, enum brig_seccomp_action action,
+                           const struct brig_opt_u32 *errno_ret)
+{
+	if (errno_ret->set && action != BRIG_SCMP_ACT_ERRNO && action != BRIG_SCMP_ACT_TRACE)
+		return jp_fail(c, key,
+		               "only SCMP_ACT_ERRNO and SCMP_ACT_TRACE take an errno, not %s",
+		               brig_seccomp_action_name(action));
 	return 0;
 }
 
@@ -44,7 +56,8 @@ static int parse_syscall(struct jp *c, const struct brig_json *v, struct brig_se
 	if (jp_enum_req(c, v, "action", brig_seccomp_action_names, "seccomp action", &action) < 0)
 		return -1;
 	s->action = (enum brig_seccomp_action)action;
-	if (jp_opt_u32(c, v, "errnoRet", UINT32_MAX, &s->errno_ret) < 0 ||
+	if (jp_opt_u32(c, v, "errnoRet", ERRNO_RET_MAX, &s->errno_ret) < 0 ||
+	    check_errno_ret(c, "errnoRet", s->action, &s->errno_ret) < 0 ||
 	    JP_LIST(c, v, "args", parse_arg, &s->args, &s->n_args) < 0)
 		return -1;
 	return 0;
@@ -70,7 +83,8 @@ int brig_parse_seccomp(struct jp *c, const struct brig_json *v, struct brig_secc
 	                &action) < 0)
 		return -1;
 	sc->default_action = (enum brig_seccomp_action)action;
-	if (jp_opt_u32(c, v, "defaultErrnoRet", UINT32_MAX, &sc->default_errno_ret) < 0 ||
+	if (jp_opt_u32(c, v, "defaultErrnoRet", ERRNO_RET_MAX, &sc->default_errno_ret) < 0 ||
+	    check_errno_ret(c, "defaultErrnoRet", sc->default_action, &sc->default_errno_ret) < 0 ||
 	    jp_strings(c, v, "architectures", &sc->architectures, &sc->n_architectures) < 0 ||
 	    jp_check_names(c, "architectures", sc->architectures, sc->n_architectures,
 	                   brig_seccomp_arch_names, "seccomp architecture") < 0 ||

@@ -50,7 +50,8 @@ static int parse_state(struct jp *c, const struct brig_json *top, struct brig_st
 	    jp_string_req(c, top, "created", &s->created) < 0 ||
 	    jp_uint(c, top, "owner", UINT32_MAX, &n) < 0 ||
 	    jp_bool(c, top, "ownPidns", &s->own_pidns) < 0 ||
-	    jp_string_map(c, top, "annotations", &s->annotations, &s->n_annotations) < 0)
+	    jp_string_map(c, top, "annotations", &s->annotations, &s->n_annotations) < 0 ||
+	    brig_parse_hooks(c, top, &s->hooks) < 0)
 		return -1;
 	s->status = (enum brig_status)status;
 	s->pid = (pid_t)pid;
@@ -85,6 +86,39 @@ static void write_annotations(struct brig_jsonw *w, const struct brig_state *s)
 	brig_jsonw_object_end(w);
 }
 
+static void write_hooks(struct brig_jsonw *w, const struct brig_hooks *h)
+{
+	bool any = false;
+
+	for (int st = 0; st < BRIG_HOOK_N_STAGES; st++)
+		any = any || h->n[st];
+	if (!any)
+		return;
+	brig_jsonw_key(w, "hooks");
+	brig_jsonw_object_begin(w);
+	for (int st = 0; st < BRIG_HOOK_N_STAGES; st++) {
+		if (!h->n[st])
+			continue;
+		brig_jsonw_key(w, brig_hook_stage_name(st));
+		brig_jsonw_array_begin(w);
+		for (size_t i = 0; i < h->n[st]; i++) {
+			const struct brig_hook *k = &h->stage[st][i];
+
+			brig_jsonw_object_begin(w);
+			brig_jsonw_kv_string(w, "path", k->path);
+			if (k->n_args)
+				brig_jsonw_kv_strings(w, "args", k->args, k->n_args);
+			if (k->n_env)
+				brig_jsonw_kv_strings(w, "env", k->env, k->n_env);
+			if (k->timeout.set)
+				brig_jsonw_kv_int(w, "timeout", k->timeout.value);
+			brig_jsonw_object_end(w);
+		}
+		brig_jsonw_array_end(w);
+	}
+	brig_jsonw_object_end(w);
+}
+
 char *brig_state_to_json(const struct brig_state *s)
 {
 	struct brig_jsonw w;
@@ -102,8 +136,25 @@ char *brig_state_to_json(const struct brig_state *s)
 	brig_jsonw_kv_uint(&w, "owner", s->owner);
 	brig_jsonw_kv_bool(&w, "ownPidns", s->own_pidns);
 	write_annotations(&w, s);
+	write_hooks(&w, &s->hooks);
 	brig_jsonw_object_end(&w);
 	return brig_jsonw_finish(&w);
+}
+
+void brig_state_write_oci(struct brig_jsonw *w, const struct brig_state *s, enum brig_status status)
+{
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_string(w, "ociVersion", s->oci_version);
+	brig_jsonw_kv_string(w, "id", s->id);
+	brig_jsonw_kv_int(w, "pid", status == BRIG_STATUS_STOPPED ? 0 : s->pid);
+	brig_jsonw_kv_string(w, "status", brig_status_name(status));
+	brig_jsonw_kv_string(w, "bundle", s->bundle);
+	brig_jsonw_kv_string(w, "rootfs", s->rootfs ? s->rootfs : "");
+	brig_jsonw_kv_string(w, "created", s->created);
+	brig_jsonw_kv_string(w, "owner", "");
+	if (s->n_annotations)
+		write_annotations(w, s);
+	brig_jsonw_object_end(w);
 }
 
 char *brig_state_to_oci_json(const struct brig_state *s, enum brig_status status)
@@ -111,15 +162,22 @@ char *brig_state_to_oci_json(const struct brig_state *s, enum brig_status status
 	struct brig_jsonw w;
 
 	brig_jsonw_init(&w, "  ");
+	brig_state_write_oci(&w, s, status);
+	return brig_jsonw_finish(&w);
+}
+
+char *brig_state_to_hook_json(const struct brig_state *s, enum brig_status status)
+{
+	struct brig_jsonw w;
+
+	brig_jsonw_init(&w, NULL);
 	brig_jsonw_object_begin(&w);
-	brig_jsonw_kv_string(&w, "ociVersion", s->oci_version);
+	brig_jsonw_kv_string(&w, "ociVersion", BRIG_SPEC_VERSION);
 	brig_jsonw_kv_string(&w, "id", s->id);
-	brig_jsonw_kv_int(&w, "pid", status == BRIG_STATUS_STOPPED ? 0 : s->pid);
 	brig_jsonw_kv_string(&w, "status", brig_status_name(status));
+	if (status != BRIG_STATUS_STOPPED && s->pid > 0)
+		brig_jsonw_kv_int(&w, "pid", s->pid);
 	brig_jsonw_kv_string(&w, "bundle", s->bundle);
-	brig_jsonw_kv_string(&w, "rootfs", s->rootfs ? s->rootfs : "");
-	brig_jsonw_kv_string(&w, "created", s->created);
-	brig_jsonw_kv_string(&w, "owner", "");
 	if (s->n_annotations)
 		write_annotations(&w, s);
 	brig_jsonw_object_end(&w);

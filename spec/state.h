@@ -13,6 +13,7 @@
 #include "spec/spec.h"
 
 struct brig_error;
+struct brig_jsonw;
 
 enum brig_status {
 	BRIG_STATUS_CREATING,
@@ -40,6 +41,9 @@ struct brig_state {
 	bool own_pidns; /* the init has a pid namespace of its own */
 	struct brig_kv *annotations;
 	size_t n_annotations;
+	/* the config's hooks: start and delete run poststart and poststop
+	 * after config.json may have changed or gone */
+	struct brig_hooks hooks;
 };
 
 /* A zeroed state, or a state parsed from brig's own state.json. */
@@ -57,5 +61,16 @@ char *brig_state_to_json(const struct brig_state *state);
  * live status (the caller checked the process); pid is 0 once stopped.
  */
 char *brig_state_to_oci_json(const struct brig_state *state, enum brig_status status);
+
+/*
+ * The state a hook reads on its stdin, as runc gives it: compact, the
+ * spec's fields only (ociVersion of this runtime, id, status, pid unless
+ * stopped, bundle, annotations).
+ */
+char *brig_state_to_hook_json(const struct brig_state *state, enum brig_status status);
+/* The same object written as a value into @w (e.g. the "state" member of
+ * the container process state a seccomp listener gets). */
+void brig_state_write_oci(struct brig_jsonw *w, const struct brig_state *state,
+                          enum brig_status status);
 
 #endif

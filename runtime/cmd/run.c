@@ -72,7 +72,9 @@ const struct brig_command brig_cmd_run = {
 	.description =
 	    "   Create a container from the bundle and start it. In the foreground, brig\n"
 	    "   waits for the container, forwards signals to it, exits with its status\n"
-	    "   (128+N when killed by signal N) and deletes it.",
+	    "   (128+N when killed by signal N) and deletes it. With process.terminal it\n"
+	    "   relays its own stdio to the container's terminal (raw mode, window size);\n"
+	    "   --detach then needs --console-socket.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

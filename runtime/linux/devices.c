@@ -395,8 +395,9 @@ int brig_devnull_open(struct brig_error *err)
 	return TAKE_FD(fd);
 }
 
-/* An empty, read-only tmpfs, detached: the fd of its mount. */
-static int empty_tmpfs(struct brig_error *err)
+/* An empty, read-only tmpfs, detached: the fd of its mount.  Its files
+ * have the SELinux context @mount_label when one is given. */
+static int empty_tmpfs(const char *mount_label, struct brig_error *err)
 {
 	_cleanup_close_ int fs = -1;
 	int mnt;
@@ -404,6 +405,10 @@ static int empty_tmpfs(struct brig_error *err)
 	fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
 	if (fs < 0)
 		return brig_error_setp(err, errno, "fsopen \"tmpfs\"");
+	/* fsconfig takes the context without the quotes of mount(2) data */
+	if (mount_label && mount_label[0] &&
+	    fsconfig(fs, FSCONFIG_SET_STRING, "context", mount_label, 0) < 0)
+		return brig_error_setp(err, errno, "empty tmpfs: context \"%s\"", mount_label);
 	if (fsconfig(fs, FSCONFIG_SET_STRING, "source", "tmpfs", 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_SET_FLAG, "ro", NULL, 0) < 0 ||
 	    fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
@@ -421,12 +426,13 @@ static int empty_tmpfs(struct brig_error *err)
  * onto the others — one superblock to create and tear down instead of one
  * per directory.  It is read-only and empty, so sharing it leaks nothing.
  */
-static int mask_dir(int target, int *shared, const char *path, struct brig_error *err)
+static int mask_dir(int target, int *shared, const char *mount_label, const char *path,
+                    struct brig_error *err)
 {
 	_cleanup_close_ int tree = -1;
 
 	if (*shared < 0) {
-		*shared = empty_tmpfs(err);
+		*shared = empty_tmpfs(mount_label, err);
 		if (*shared < 0)
 			return brig_error_wrap(err, "mask \"%s\"", path);
 		tree = fcntl(*shared, F_DUPFD_CLOEXEC, 3);
@@ -484,7 +490,7 @@ static int open_target(int rootfd, const char *path, const char *what, int *fd, 
  * mount of another namespace (EINVAL).
  */
 int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
-                    struct brig_error *err)
+                    const char *mount_label, struct brig_error *err)
 {
 	_cleanup_close_ int shared = -1;
 	size_t i;
@@ -499,7 +505,7 @@ int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
 		if (target < 0)
 			continue;
 		if (S_ISDIR(st.st_mode))
-			r = mask_dir(target, &shared, paths[i], err);
+			r = mask_dir(target, &shared, mount_label, paths[i], err);
 		else
 			r = mask_file(target, devnull, paths[i], err);
 		if (r < 0)

@@ -26,11 +26,13 @@ int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns
 /*
  * linux.maskedPaths: over a file, the host's /dev/null given as @devnull
  * (opened by the caller and checked to be char 1:3) is bind-mounted by fd;
- * over a directory, an empty read-only tmpfs.  A missing path is skipped;
- * a path that turns out to be a symlink is never followed (skipped).
+ * over a directory, an empty read-only tmpfs, with the SELinux context
+ * @mount_label (linux.mountLabel) when it is not NULL or empty.  A missing
+ * path is skipped; a path that turns out to be a symlink is never followed
+ * (skipped).
  */
 int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
-                    struct brig_error *err);
+                    const char *mount_label, struct brig_error *err);
 
 /* linux.readonlyPaths: each is bind-remounted read-only (recursively). */
 int brig_paths_readonly(int rootfd, const char *const *paths, size_t n, struct brig_error *err);

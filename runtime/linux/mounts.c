@@ -29,6 +29,10 @@
  *    at the first '=' only, so values with ',' or ':' (overlay's lowerdir)
  *    reach the filesystem unchanged.  Data is ignored on a bind, as in runc.
  *  - The propagation flag is set once the mount is attached.
+ *  - linux.mountLabel (SELinux) is a context= data option of every new
+ *    filesystem except proc, sysfs, mqueue and cgroup2, as in runc; the
+ *    mqueue of the container's own ipc namespace has its root labelled
+ *    instead.  A context set by the entry's own options wins.
  *
  * Only host paths (bind sources, /sys, /sys/fs/cgroup) are given to the
  * kernel as strings; everything inside the rootfs is reached through fds.
@@ -50,6 +54,7 @@
 #include <unistd.h>
 
 #include "linux/resolve.h"
+#include "linux/selinux.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -374,22 +379,44 @@ static int fs_open(const char *fstype, const char *source, struct brig_error *er
 	return TAKE_FD(fsfd);
 }
 
-/* One data option: "key=value" is a string (split at the first '=' only,
- * the value is passed unchanged), a bare "key" a flag. */
-static int fs_param(int fsfd, const char *opt, struct brig_error *err)
+void brig_mount_data_split(const char *opt, char **key, char **value)
 {
 	const char *eq = strchr(opt, '=');
+
+	*value = NULL;
+	if (!eq) {
+		*key = brig_xstrdup(opt);
+		return;
+	}
+	*key = strndup(opt, (size_t)(eq - opt));
+	if (!*key)
+		brig_oom();
+	*value = brig_xstrdup(eq + 1);
+	/* mount(2) data quotes an SELinux context so that the commas of its
+	 * MCS range stay in it, and the kernel drops every quote of it;
+	 * fsconfig takes the value as it is given */
+	if (brig_selinux_is_context_option(*key)) {
+		char *to = *value;
+
+		for (const char *from = *value; *from; from++)
+			if (*from != '"')
+				*to++ = *from;
+		*to = '\0';
+	}
+}
+
+/* One data option: "key=value" is a string, a bare "key" a flag
+ * (brig_mount_data_split). */
+static int fs_param(int fsfd, const char *opt, struct brig_error *err)
+{
+	_cleanup_free_ char *key = NULL, *value = NULL;
 	int r;
 
-	if (eq) {
-		_cleanup_free_ char *key = strndup(opt, (size_t)(eq - opt));
-
-		if (!key)
-			brig_oom();
-		r = fsconfig(fsfd, FSCONFIG_SET_STRING, key, eq + 1, 0);
-	} else {
-		r = fsconfig(fsfd, FSCONFIG_SET_FLAG, opt, NULL, 0);
-	}
+	brig_mount_data_split(opt, &key, &value);
+	if (value)
+		r = fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0);
+	else
+		r = fsconfig(fsfd, FSCONFIG_SET_FLAG, key, NULL, 0);
 	if (r < 0) {
 		int saved = errno;
 		_cleanup_free_ char *what = brig_xasprintf("option \"%s\"", opt);
@@ -736,6 +763,43 @@ static int fs_params_from_spec(int fsfd, const struct brig_mount *m, struct brig
 	return 0;
 }
 
+/* Do the entry's own options set an SELinux context?  Then they win over
+ * linux.mountLabel: the kernel refuses a second context on one mount. */
+static bool options_set_context(const struct brig_mount *m)
+{
+	for (size_t i = 0; i < m->n_options; i++) {
+		_cleanup_free_ char *key = NULL, *value = NULL;
+
+		brig_mount_data_split(m->options[i], &key, &value);
+		if (value && brig_selinux_is_context_option(key))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * linux.mountLabel as the context of a new filesystem of @fstype, as runc
+ * adds it (label.FormatMountLabel): not on proc and sysfs, which SELinux
+ * labels itself, nor on a filesystem whose superblock exists before the
+ * mount and would refuse another context (mqueue, whose root is labelled
+ * instead, and cgroup).
+ */
+static int fs_param_label(int fsfd, const struct mount_req *r, const char *fstype,
+                          struct brig_error *err)
+{
+	static const char *const no_context[] = { "proc", "sysfs", "mqueue", "cgroup", "cgroup2" };
+	const char *label = r->env->mount_label;
+	_cleanup_free_ char *opt = NULL;
+
+	if (!label || !label[0] || options_set_context(r->m))
+		return 0;
+	for (size_t i = 0; i < ARRAY_SIZE(no_context); i++)
+		if (!strcmp(fstype, no_context[i]))
+			return 0;
+	opt = brig_selinux_format_mount_label(NULL, label);
+	return fs_param(fsfd, opt, err);
+}
+
 static int mount_bind(struct mount_req *r, struct brig_error *err)
 {
 	_cleanup_free_ char *abs = NULL;
@@ -794,7 +858,7 @@ static int mount_filesystem(struct mount_req *r, const char *fstype, struct brig
 	if (!strcmp(fstype, "cgroup2") && !r->env->new_cgroupns &&
 	    cgroup2_keep_root_options(fsfd, err) < 0)
 		return -1;
-	if (fs_params_from_spec(fsfd, r->m, err) < 0)
+	if (fs_params_from_spec(fsfd, r->m, err) < 0 || fs_param_label(fsfd, r, fstype, err) < 0)
 		return -1;
 	/* a tmpfs stays writable underneath until it is populated; the mount
 	 * is made read-only afterwards */
@@ -804,6 +868,11 @@ static int mount_filesystem(struct mount_req *r, const char *fstype, struct brig
 		attrs &= ~(uint64_t)MOUNT_ATTR_RDONLY;
 	mnt = fs_mount(fsfd, attrs, err);
 	if (mnt < 0)
+		return -1;
+	/* the mqueue of the container's own ipc namespace gets the label on
+	 * its root, as in runc (the host's, when shared, is left alone) */
+	if (!strcmp(fstype, "mqueue") && r->env->new_ipcns && !options_set_context(r->m) &&
+	    brig_selinux_set_file_label(mnt, r->env->mount_label, err) < 0)
 		return -1;
 	if (tmpfs && r->fl.tmpcopyup && copy_tree(r->targetfd, mnt, 0, err) < 0)
 		return -1;
@@ -1171,7 +1240,8 @@ static int mount_cgroup_v1(struct mount_req *r, struct brig_error *err)
 	if (resolve_target(r, BRIG_MKPATH_DIR, err) < 0 || cgroup_layout_read(&l, err) < 0)
 		return -1;
 	fsfd = fs_open("tmpfs", "tmpfs", err);
-	if (fsfd < 0 || fs_param(fsfd, "mode=755", err) < 0)
+	if (fsfd < 0 || fs_param(fsfd, "mode=755", err) < 0 ||
+	    fs_param_label(fsfd, r, "tmpfs", err) < 0)
 		return -1;
 	mnt = fs_mount(fsfd, r->fl.attr_set & ~(uint64_t)MOUNT_ATTR_RDONLY, err);
 	if (mnt < 0 || attach(mnt, r->targetfd, err) < 0)
@@ -1285,9 +1355,6 @@ out:
 int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env *env,
                       struct brig_error *err)
 {
-	if (env->mount_label)
-		return brig_error_set(err, "mount label \"%s\": not implemented yet",
-		                      env->mount_label);
 	for (size_t i = 0; i < cfg->n_mounts; i++)
 		if (mount_one(&cfg->mounts[i], env, err) < 0)
 			return -1;

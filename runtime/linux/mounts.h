@@ -42,6 +42,15 @@ int brig_mount_flags_parse(const char *const *opts, size_t n, struct brig_mount_
                            struct brig_error *err);
 void brig_mount_flags_release(struct brig_mount_flags *f);
 
+/*
+ * One data option as fsconfig takes it: "key=value" split at the first '='
+ * (*value unchanged, except that the quotes mount(8) syntax puts around an
+ * SELinux context, context="u:r:t:s0:c1,c2", are dropped, as the kernel
+ * drops them from mount(2) data); a bare "key" gives *value = NULL.  Both
+ * are heap strings.
+ */
+void brig_mount_data_split(const char *opt, char **key, char **value);
+
 /* Every option name brig_mount_flags_parse() understands, NULL-terminated
  * (for `brig features`). */
 extern const char *const brig_mount_option_names[];
@@ -51,7 +60,8 @@ struct brig_mount_env {
 	const char *bundle;      /* absolute; relative bind sources are under it */
 	bool new_netns;          /* sysfs is read-only when the netns is the host's */
 	bool new_cgroupns;       /* cgroup: a namespaced mount, else binds */
-	const char *mount_label; /* linux.mountLabel, or NULL */
+	bool new_ipcns;          /* mqueue: the container's own, to be labelled */
+	const char *mount_label; /* linux.mountLabel (SELinux), or NULL */
 };
 
 /* Make every entry of cfg->mounts, in order.  Errors name the mount:

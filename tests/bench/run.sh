@@ -5,7 +5,9 @@
 #   sudo tests/bench/run.sh            RUNS=200 tests/bench/run.sh
 #
 # One hyperfine invocation times all four on the same busybox bundle (args
-# ["true"], no terminal), inside a private mount namespace without the
+# ["true"], no terminal), plus brig with the Podman-like seccomp profile of
+# contrib/seccomp/default.json ("brig+seccomp": after the first run the
+# compiled filter comes from brig's cache, as it does for an engine), inside a private mount namespace without the
 # cgroup v2 mount of this hybrid host (crun refuses hybrid cgroups; the host
 # is left untouched).  It prints medians, p99, the ratios brig/crun,
 # brig/runc and brig/floor, and the peak RSS of one run of each runtime.
@@ -76,6 +78,11 @@ trap cleanup EXIT
 BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
 brig_bundle_edit "$W/bundle" '.process.terminal = false | .process.args = ["true"]
 	| .ociVersion = "1.1.0"' || die "cannot edit the bundle"
+# The same container under the default seccomp profile (same rootfs).
+mkdir -p "$W/bundle-seccomp" &&
+	jq --arg root "$W/bundle/rootfs" --slurpfile p "$SRC/contrib/seccomp/default.json" \
+		'.root.path = $root | .linux.seccomp = $p[0]' "$W/bundle/config.json" \
+		>"$W/bundle-seccomp/config.json" || die "cannot make the seccomp bundle"
 
 # The commands, one per runtime found.  No shell and no wrapper around
 # them (-N): a wrapper's own startup would be timed too, and the floor runs
@@ -92,6 +99,11 @@ for r in brig crun runc; do
 	names+=("$r")
 	cmds+=("${RT[$r]} --root $W/root-$r run --bundle $W/bundle bench-$r")
 	preps+=("sh -c '${RT[$r]} --root $W/root-$r delete --force bench-$r >/dev/null 2>&1; true'")
+	if [ "$r" = brig ]; then
+		names+=(brig+seccomp)
+		cmds+=("$BRIG --root $W/root-brig run --bundle $W/bundle-seccomp bench-brig-seccomp")
+		preps+=("sh -c '$BRIG --root $W/root-brig delete --force bench-brig-seccomp >/dev/null 2>&1; true'")
+	fi
 done
 names+=(floor)
 cmds+=("unshare -m -u -i -n -p -C --fork true")
@@ -110,10 +122,12 @@ done
 rss_script='
 for r in '"${names[*]}"'; do
 	[ "$r" = floor ] && continue
-	case $r in brig) bin=$BRIG ;; *) bin=$r ;; esac
+	case $r in brig*) bin=$BRIG root=$W/root-brig ;; *) bin=$r root=$W/root-$r ;; esac
+	bundle=$W/bundle
+	[ "$r" = brig+seccomp ] && bundle=$W/bundle-seccomp
 	for i in $(seq "$RSS_RUNS"); do
 		/usr/bin/time -f %M -o "$W/rss.$r.$i" \
-			"$bin" --root "$W/root-$r" run --bundle "$W/bundle" "rss-$r-$i" >/dev/null 2>&1
+			"$bin" --root "$root" run --bundle "$bundle" "rss-${r/+/-}-$i" >/dev/null 2>&1
 	done
 done'
 
@@ -151,11 +165,11 @@ rss_of() {
 }
 
 echo
-printf '%-8s %10s %10s %10s %10s %10s %12s\n' runtime "median ms" "p99 ms" "mean ms" "sd ms" "min ms" "peak RSS kB"
+printf '%-12s %10s %10s %10s %10s %10s %12s\n' runtime "median ms" "p99 ms" "mean ms" "sd ms" "min ms" "peak RSS kB"
 while IFS=$'\t' read -r name median p99 mean sd min; do
 	rss=-
 	[ "$name" != floor ] && rss=$(rss_of "$name")
-	printf '%-8s %10.2f %10.2f %10.2f %10.2f %10.2f %12s\n' "$name" "$median" "$p99" "$mean" "$sd" "$min" "${rss:--}"
+	printf '%-12s %10.2f %10.2f %10.2f %10.2f %10.2f %12s\n' "$name" "$median" "$p99" "$mean" "$sd" "$min" "${rss:--}"
 done <<<"$stats"
 echo
 b=$(med brig)
@@ -166,6 +180,13 @@ for other in crun runc floor; do
 		continue
 	}
 	awk -v b="$b" -v o="$o" -v n="$other" 'BEGIN { printf "brig/%-5s %6.2fx  (median %.2f ms vs %.2f ms)\n", n, b / o, b, o }'
+done
+# the seccomp profile's cost, and brig under it against the others without
+s=$(med brig+seccomp)
+for other in brig crun runc; do
+	o=$(med "$other")
+	[ -n "$s" ] && [ -n "$o" ] &&
+		awk -v b="$s" -v o="$o" -v n="$other" 'BEGIN { printf "brig+seccomp/%-5s %6.2fx  (median %.2f ms vs %.2f ms)\n", n, b / o, b, o }'
 done
 for other in crun runc; do
 	o=$(rss_of "$other")

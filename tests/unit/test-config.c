@@ -847,7 +847,7 @@ static void test_errors(void)
 		{ "{'seccomp': {'defaultAction': 'SCMP_ACT_MAYBE'}}",
 		  "linux.seccomp.defaultAction: unknown seccomp action \"SCMP_ACT_MAYBE\"" },
 		{ "{'seccomp': {'defaultAction': 'SCMP_ACT_ALLOW', 'defaultErrnoRet': -1}}",
-		  "linux.seccomp.defaultErrnoRet: -1 is out of range [0, 4294967295]" },
+		  "linux.seccomp.defaultErrnoRet: -1 is out of range [0, 65535]" },
 		{ "{'seccomp': {'defaultAction': 'SCMP_ACT_ALLOW',"
 		  " 'architectures': ['SCMP_ARCH_X86_64', 'SCMP_ARCH_Z80']}}",
 		  "linux.seccomp.architectures[1]: unknown seccomp architecture "
@@ -888,7 +888,7 @@ static void test_errors(void)
 		{ "{'seccomp': {'defaultAction': 'SCMP_ACT_ALLOW', 'syscalls': [{'names': ['x'],"
 		  " 'action': 'SCMP_ACT_ERRNO', 'errnoRet': 4294967296}]}}",
 		  "linux.seccomp.syscalls[0].errnoRet: 4294967296 is out of range "
-		  "[0, 4294967295]" },
+		  "[0, 65535]" },
 	};
 
 	diag("errors name their JSON path");

@@ -54,6 +54,19 @@ int main(void)
 	at(lx, "cgroup", BRIG_JSON_OBJECT);
 	v = at(lx, "seccomp", BRIG_JSON_OBJECT);
 	at(v, "enabled", BRIG_JSON_BOOL);
+#ifdef HAVE_SECCOMP
+	/* what the kernel and libseccomp take: every name a list of strings */
+	all_strings(at(v, "actions", BRIG_JSON_ARRAY), "linux.seccomp.actions");
+	all_strings(at(v, "operators", BRIG_JSON_ARRAY), "linux.seccomp.operators");
+	all_strings(at(v, "archs", BRIG_JSON_ARRAY), "linux.seccomp.archs");
+	all_strings(at(v, "knownFlags", BRIG_JSON_ARRAY), "linux.seccomp.knownFlags");
+	all_strings(at(v, "supportedFlags", BRIG_JSON_ARRAY), "linux.seccomp.supportedFlags");
+	{
+		const struct brig_json *ops = brig_json_get(v, "operators");
+
+		ok(ops && ops->n == 7, "the seven operators");
+	}
+#endif
 	at(at(lx, "apparmor", BRIG_JSON_OBJECT), "enabled", BRIG_JSON_BOOL);
 	at(at(lx, "selinux", BRIG_JSON_OBJECT), "enabled", BRIG_JSON_BOOL);
 	at(at(at(lx, "mountExtensions", BRIG_JSON_OBJECT), "idmap", BRIG_JSON_OBJECT), "enabled",

@@ -134,6 +134,52 @@ static void test_roundtrip(void)
 	brig_store_close(&st);
 }
 
+/* The config's hooks live in state.json; hooks read the spec's state. */
+static void test_hooks(void)
+{
+	static const char *args[] = { "h", "-x", NULL };
+	static const char *env[] = { "A=1", NULL };
+	struct brig_error err = BRIG_ERROR_INIT;
+	struct brig_state *s = make_state("c1", 42, 7), *back;
+	struct brig_hook hooks[2] = {
+		{ .path = "/bin/a",
+		  .args = args,
+		  .n_args = 2,
+		  .env = env,
+		  .n_env = 1,
+		  .timeout = { true, 5 } },
+		{ .path = "/bin/b" },
+	};
+	_cleanup_free_ char *text = NULL, *hook_json = NULL, *stopped = NULL;
+
+	s->hooks.stage[BRIG_HOOK_POSTSTOP] = hooks;
+	s->hooks.n[BRIG_HOOK_POSTSTOP] = 2;
+	s->hooks.stage[BRIG_HOOK_POSTSTART] = &hooks[1];
+	s->hooks.n[BRIG_HOOK_POSTSTART] = 1;
+	text = brig_state_to_json(s);
+	back = brig_state_parse("state.json", text, strlen(text), &err);
+	if (!ok(back != NULL, "state with hooks parses back"))
+		return;
+	is_int(back->hooks.n[BRIG_HOOK_POSTSTOP], 2, "two poststop hooks");
+	is_int(back->hooks.n[BRIG_HOOK_POSTSTART], 1, "one poststart hook");
+	is_int(back->hooks.n[BRIG_HOOK_PRESTART], 0, "no prestart hook");
+	is_str(back->hooks.stage[BRIG_HOOK_POSTSTOP][0].args[1], "-x", "args");
+	is_str(back->hooks.stage[BRIG_HOOK_POSTSTOP][0].env[0], "A=1", "env");
+	is_int(back->hooks.stage[BRIG_HOOK_POSTSTOP][0].timeout.value, 5, "timeout");
+	ok(!back->hooks.stage[BRIG_HOOK_POSTSTOP][1].timeout.set, "no timeout");
+	is_str(back->hooks.stage[BRIG_HOOK_POSTSTART][0].path, "/bin/b", "path");
+	hook_json = brig_state_to_hook_json(back, BRIG_STATUS_RUNNING);
+	is_str(hook_json,
+	       "{\"ociVersion\":\"1.3.0\",\"id\":\"c1\",\"status\":\"running\",\"pid\":42,"
+	       "\"bundle\":\"/bundle\",\"annotations\":{\"org.example\":\"v\\\"1\"}}",
+	       "the state a hook reads: the spec's fields, compact");
+	stopped = brig_state_to_hook_json(back, BRIG_STATUS_STOPPED);
+	ok(strstr(stopped, "\"pid\"") == NULL, "no pid once stopped");
+	brig_state_free(back);
+	s->hooks = (struct brig_hooks){ 0 };
+	brig_state_free(s);
+}
+
 /* Many processes race to claim one id: exactly one wins. */
 static void test_concurrent_claims(void)
 {
@@ -281,6 +327,7 @@ int main(void)
 	snprintf(root, sizeof(root), "/tmp/brig-test-state.%d/root", (int)getpid());
 	test_ids();
 	test_roundtrip();
+	test_hooks();
 	test_concurrent_claims();
 	test_lock_serializes();
 	test_list();
