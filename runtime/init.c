@@ -486,6 +486,12 @@ void brig_init_main(const struct brig_init_args *a)
 	const struct brig_process *p = a->cfg->process;
 	char *path = NULL, **env = NULL, listen[32];
 
+	/* a session of its own, as runc's init: a terminal's ^C reaches brig,
+	 * which forwards it once, never the container directly as well */
+	if (setsid() < 0) {
+		brig_error_setp(&err, errno, "setsid");
+		goto fail;
+	}
 	if (setup(a, &path, &err) < 0)
 		goto fail;
 	/* HOME from the container's /etc/passwd when the config has none;

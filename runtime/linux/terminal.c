@@ -138,14 +138,13 @@ static int mount_console(int rootfd, int peer, bool replace, struct brig_error *
 	return 0;
 }
 
-/* A session of its own, the peer as its controlling terminal and stdio. */
+/* The peer as the controlling terminal (the init leads a session of its
+ * own since it started) and as stdio. */
 static int attach(int peer, uid_t uid, struct brig_error *err)
 {
 	_cleanup_close_ int high = -1;
 	struct stat st;
 
-	if (setsid() < 0)
-		return brig_error_setp(err, errno, "setsid");
 	if (ioctl(peer, TIOCSCTTY, 0) < 0)
 		return brig_error_setp(err, errno, "make the pty the controlling terminal");
 	if (fstat(peer, &st) < 0)

@@ -245,6 +245,16 @@ wait'
 # A shell script's background job starts with SIGINT and SIGQUIT ignored
 # (and engines may ignore SIGPIPE): runc's container starts with no signal
 # ignored all the same, and a foreground runc forwards them.
+# The container leads a session of its own, as under runc: a terminal's ^C
+# reaches brig (which forwards it once), not the container directly too.
+t_run_own_session() {
+	mkbundle . sh -c 'read -r l </proc/self/stat; set -- $l; echo "pid $1 session $6"'
+	br run --bundle "$T/b" c1
+	assert_rc 0
+	assert_eq "$out" "pid 1 session 1" "the init's session"
+	assert_empty_dir "$T/root"
+}
+
 t_run_no_ignored_signals() {
 	mkbundle . grep SigIgn /proc/self/status
 	run_cmd sh -c 'trap "" INT QUIT PIPE; exec "$BRIG" --root "$1" run --bundle "$2" c1' \
@@ -744,6 +754,7 @@ tap_test "a foreground run forwards SIGTERM to the container" t_run_forwards TER
 tap_test "a foreground run forwards SIGUSR1 to the container" t_run_forwards USR1 43
 tap_test "a foreground run forwards SIGHUP to the container" t_run_forwards HUP 44
 tap_test "a foreground run forwards SIGINT, ignored in a background job (as runc)" t_run_forwards INT 45
+tap_test "the container leads a session of its own (as runc)" t_run_own_session
 tap_test "the container starts with no signal ignored (as runc)" t_run_no_ignored_signals
 tap_test "create --pid-file writes exactly the init's pid before returning" t_pid_file
 tap_test "create blocks the init; start runs it; wrong transitions fail as in runc" t_create_start
