@@ -37,44 +37,6 @@ mkbundle() {
 		fail "cannot write the bundle $T/b"
 }
 
-# br ARGS...: brig with the test's own --root (sets out, err, rc).
-br() {
-	brig --root "$T/root" "$@"
-}
-
-# state_field ID FIELD: one field of `brig state ID` (empty when it fails).
-state_field() {
-	"$BRIG" --root "$T/root" state "$1" 2>/dev/null | jq -r ".$2" 2>/dev/null
-}
-
-is_status() { # ID STATUS
-	[ "$(state_field "$1" status)" = "$2" ]
-}
-
-# wait_until SECS CMD [ARGS...]: poll CMD every 50 ms until it succeeds;
-# fails after SECS seconds.
-wait_until() {
-	local n=$(($1 * 20))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.05
-	done
-}
-
-# proc_state PID: the one-letter state of PID (empty when there is none).
-proc_state() {
-	sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null
-}
-
-# alive PID: PID is a process, not a zombie.
-alive() {
-	local s
-	s=$(proc_state "$1")
-	[ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
-}
-
 dead() {
 	! alive "$1"
 }

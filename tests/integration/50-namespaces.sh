@@ -30,15 +30,6 @@ mkbundle() {
 		fail "cannot write the bundle $dir"
 }
 
-# br ARGS...: brig with the test's own --root (sets out, err, rc).
-br() {
-	brig --root "$T/root" "$@"
-}
-
-state_field() { # ID FIELD
-	"$BRIG" --root "$T/root" state "$1" 2>/dev/null | jq -r ".$2" 2>/dev/null
-}
-
 # start_other ID FILTER: a detached container ID (bundle $T/ID) that sleeps;
 # its pid in $other_pid.
 start_other() {
@@ -55,18 +46,6 @@ start_other() {
 
 comm_is() { # PID COMM
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
-}
-
-# wait_until SECS CMD [ARGS...]: poll CMD every 50 ms until it succeeds;
-# fails after SECS seconds.
-wait_until() {
-	local n=$(($1 * 20))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.05
-	done
 }
 
 # ns_of PID TYPE: "type:[inode]", as readlink /proc/PID/ns/TYPE says.

@@ -73,36 +73,8 @@ mkbundle() {
 		fail "cannot write the bundle $T/b"
 }
 
-br() {
-	brig --root "$T/root" "$@"
-}
-
-state_field() { # ID FIELD
-	"$BRIG" --root "$T/root" state "$1" 2>/dev/null | jq -r ".$2" 2>/dev/null
-}
-
-is_status() { # ID STATUS
-	[ "$(state_field "$1" status)" = "$2" ]
-}
-
-wait_until() { # SECS CMD [ARGS...]
-	local n=$(($1 * 20))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.05
-	done
-}
-
 file_exists() {
 	[ -e "$1" ]
-}
-
-alive() { # PID: a process, not a zombie
-	local s
-	s=$(sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null)
-	[ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
 }
 
 cleanup() { # ID

@@ -33,32 +33,6 @@ mkbundle() {
 		fail "cannot write the bundle $T/b"
 }
 
-br() {
-	brig --root "$T/root" "$@"
-}
-
-state_field() {
-	"$BRIG" --root "$T/root" state "$1" 2>/dev/null | jq -r ".$2" 2>/dev/null
-}
-
-is_status() { # ID STATUS
-	[ "$(state_field "$1" status)" = "$2" ]
-}
-
-wait_until() {
-	local n=$(($1 * 20))
-	shift
-	until "$@"; do
-		n=$((n - 1))
-		[ "$n" -gt 0 ] || return 1
-		sleep 0.05
-	done
-}
-
-proc_state() {
-	sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null
-}
-
 # wait_exit PID SECS: wait for our background child PID; its status in $rc.
 wait_exit() {
 	local pid=$1 n=$(($2 * 20))
