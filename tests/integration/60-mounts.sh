@@ -15,25 +15,6 @@ command -v jq >/dev/null 2>&1 || skip_all "needs jq"
 # (making a rootfs costs a process per applet, and jq is not free either).
 brig_file_bundle
 
-# bundle [DIR]: DIR (default $T/b) = the busybox rootfs + the config.json
-# of `brig spec`, with no terminal.
-bundle() {
-	local dir=${1:-$T/b}
-	mkdir -p "$dir" && cp -a "$BUNDLE_TPL/rootfs" "$BUNDLE_TPL/config.json" "$dir/" ||
-		fail "cannot make the bundle $dir"
-}
-
-# ctr SCRIPT [JQ-FILTER [JQ-ARGS...]]: `brig run` of `sh -c SCRIPT` in the
-# bundle $T/b, its config.json first edited with FILTER; sets out/err/rc.
-ctr() {
-	local script=$1 filter=${2:-.}
-	shift
-	[ $# -gt 0 ] && shift
-	brig_bundle_edit "$T/b" ".process.args = [\"sh\", \"-c\", \$script] | $filter" \
-		--arg script "$script" "$@" || fail "jq $filter"
-	brig --root "$T/root" run --bundle "$T/b" "c$RANDOM"
-}
-
 # mi MOUNTINFO MOUNTPOINT: "FSTYPE MOUNT-OPTIONS SUPER-OPTIONS" of the top
 # mount at MOUNTPOINT in the mountinfo text, empty when there is none.
 mi() {

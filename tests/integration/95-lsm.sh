@@ -12,22 +12,6 @@ command -v jq >/dev/null 2>&1 || skip_all "needs jq"
 
 brig_file_bundle
 
-bundle() {
-	mkdir -p "$T/b" && cp -a "$BUNDLE_TPL/rootfs" "$BUNDLE_TPL/config.json" "$T/b/" ||
-		fail "cannot make the bundle $T/b"
-}
-
-# ctr SCRIPT [JQ-FILTER [JQ-ARGS...]]: `brig run` of `sh -c SCRIPT` in $T/b,
-# its config.json first edited with FILTER; sets out/err/rc.
-ctr() {
-	local script=$1 filter=${2:-.}
-	shift
-	[ $# -gt 0 ] && shift
-	brig_bundle_edit "$T/b" ".process.args = [\"sh\", \"-c\", \$script] | $filter" \
-		--arg script "$script" "$@" || fail "jq $filter"
-	brig --root "$T/root" run --bundle "$T/b" "c$RANDOM"
-}
-
 # What this host and this brig can do, decided the way brig decides it.
 selinux_built() {
 	[ "$("$BRIG" features | jq -r '.linux.selinux.enabled')" = true ]

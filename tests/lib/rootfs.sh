@@ -105,3 +105,21 @@ brig_file_bundle() {
 		exit 1
 	}
 }
+
+# bundle [DIR]: DIR (default $T/b) = a copy of $BUNDLE_TPL (brig_file_bundle).
+bundle() {
+	local dir=${1:-$T/b}
+	mkdir -p "$dir" && cp -a "$BUNDLE_TPL/rootfs" "$BUNDLE_TPL/config.json" "$dir/" ||
+		fail "cannot make the bundle $dir"
+}
+
+# ctr SCRIPT [JQ-FILTER [JQ-ARGS...]]: `brig run` of `sh -c SCRIPT` in the
+# bundle $T/b, its config.json first edited with FILTER; sets out/err/rc.
+ctr() {
+	local script=$1 filter=${2:-.}
+	shift
+	[ $# -gt 0 ] && shift
+	brig_bundle_edit "$T/b" ".process.args = [\"sh\", \"-c\", \$script] | $filter" \
+		--arg script "$script" "$@" || fail "jq $filter"
+	brig --root "$T/root" run --bundle "$T/b" "c$RANDOM"
+}
