@@ -156,6 +156,36 @@ defer() {
 	_tap_defers+=("$q")
 }
 
+# save_canaries FILE...: remember what each existing host FILE (a sysctl,
+# say) holds, in SAVED; the test puts back whatever changed when it ends.
+save_canaries() {
+	local c
+	declare -gA SAVED
+	for c in "$@"; do
+		[ -e "$c" ] || continue
+		SAVED[$c]=$(cat "$c")
+	done
+	defer restore_canaries
+}
+
+# restore_canaries: write back every saved FILE whose content changed.
+restore_canaries() {
+	local c
+	for c in "${!SAVED[@]}"; do
+		[ -e "$c" ] || continue
+		[ "$(cat "$c")" = "${SAVED[$c]}" ] || printf '%s\n' "${SAVED[$c]}" >"$c"
+	done
+}
+
+# assert_canaries WHEN: every saved FILE still holds what it held
+# ("host FILE WHEN" names a failure).
+assert_canaries() {
+	local c
+	for c in "${!SAVED[@]}"; do
+		assert_eq "$(cat "$c")" "${SAVED[$c]}" "host $c $1"
+	done
+}
+
 _tap_run_defers() {
 	local i
 	for ((i = ${#_tap_defers[@]} - 1; i >= 0; i--)); do
