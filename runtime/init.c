@@ -22,6 +22,7 @@
 #include "hooks/hooks.h"
 #include "linux/apparmor.h"
 #include "linux/devices.h"
+#include "linux/mountinfo.h"
 #include "linux/mounts.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
@@ -72,31 +73,14 @@ static int make_parent_mount_private(const char *path, struct brig_error *err)
 	if (!f)
 		return brig_error_setp(err, errno, "open /proc/self/mountinfo");
 	while (getline(&line, &cap, f) > 0) {
-		char mnt_point[4096], *opt;
-		unsigned long long id;
-		size_t o = 0;
+		struct brig_mountinfo e;
 
-		if (sscanf(line, "%llu %*u %*s %*s %4095s", &id, mnt_point) != 2 ||
-		    id != stx.stx_mnt_id)
+		if (!brig_mountinfo_parse(line, &e) || e.id != stx.stx_mnt_id)
 			continue;
-		opt = strstr(line, " shared:");
-		if (!opt || opt > strstr(line, " - "))
+		if (!strstr(e.optional, "shared:"))
 			return 0;
-		/* mountinfo escapes space, tab, newline and backslash as \ooo */
-		for (size_t i = 0; mnt_point[i]; i++) {
-			if (mnt_point[i] == '\\' && mnt_point[i + 1] && mnt_point[i + 2] &&
-			    mnt_point[i + 3]) {
-				mnt_point[o++] = (char)(((mnt_point[i + 1] - '0') << 6) |
-				                        ((mnt_point[i + 2] - '0') << 3) |
-				                        (mnt_point[i + 3] - '0'));
-				i += 3;
-			} else {
-				mnt_point[o++] = mnt_point[i];
-			}
-		}
-		mnt_point[o] = '\0';
-		if (mount(NULL, mnt_point, NULL, MS_PRIVATE, NULL) < 0)
-			return brig_error_setp(err, errno, "make \"%s\" private", mnt_point);
+		if (mount(NULL, e.mountpoint, NULL, MS_PRIVATE, NULL) < 0)
+			return brig_error_setp(err, errno, "make \"%s\" private", e.mountpoint);
 		return 0;
 	}
 	return 0;

@@ -39,6 +39,7 @@
  */
 #include "config.h"
 #include "linux/mounts.h"
+#include "linux/mountinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -975,23 +976,6 @@ static void cgroup_layout_release(struct cgroup_layout *l)
 	l->n = 0;
 }
 
-/* Undo mountinfo's octal escapes (\040 for a space) in place. */
-static void mountinfo_unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
-
 /* Is every comma-separated item of @want among those of @have? */
 static bool options_include(const char *have, const char *want)
 {
@@ -1049,37 +1033,6 @@ static int cgroup_self_find(const char *self, bool v2, const char *superopts, st
 	return -1;
 }
 
-/* One line of /proc/self/mountinfo, split in place. */
-struct mountinfo_entry {
-	char *root, *mountpoint, *fstype, *superopts;
-};
-
-static bool mountinfo_parse(char *line, struct mountinfo_entry *e)
-{
-	char *field[5], *save = NULL, *dash;
-	size_t i;
-
-	line[strcspn(line, "\n")] = '\0';
-	dash = strstr(line, " - ");
-	if (!dash)
-		return false;
-	*dash = '\0';
-	e->fstype = strtok_r(dash + 3, " ", &save);
-	(void)strtok_r(NULL, " ", &save); /* source */
-	e->superopts = strtok_r(NULL, " ", &save);
-	save = NULL;
-	for (i = 0; i < ARRAY_SIZE(field); i++)
-		if (!(field[i] = strtok_r(i ? NULL : line, " ", &save)))
-			return false;
-	if (!e->fstype || !e->superopts)
-		return false;
-	e->root = field[3];
-	e->mountpoint = field[4];
-	mountinfo_unescape(e->root);
-	mountinfo_unescape(e->mountpoint);
-	return true;
-}
-
 /* Every cgroup hierarchy mounted at /sys/fs/cgroup or directly under it,
  * from /proc/self/mountinfo, each with the caller's cgroup in it. */
 static int cgroup_layout_read(struct cgroup_layout *l, struct brig_error *err)
@@ -1095,10 +1048,10 @@ static int cgroup_layout_read(struct cgroup_layout *l, struct brig_error *err)
 		return brig_error_setp(err, errno, "open \"/proc/self/mountinfo\"");
 	while (getline(&line, &cap, f) > 0) {
 		struct cgroup_hier h = { 0 };
-		struct mountinfo_entry e;
+		struct brig_mountinfo e;
 		const char *base;
 
-		if (!mountinfo_parse(line, &e) ||
+		if (!brig_mountinfo_parse(line, &e) ||
 		    (strcmp(e.fstype, "cgroup") && strcmp(e.fstype, "cgroup2")))
 			continue;
 		if (!strcmp(e.mountpoint, CGROUP_ROOT))
@@ -1135,10 +1088,10 @@ static int cgroup2_keep_root_options(int fsfd, struct brig_error *err)
 	if (!f)
 		return brig_error_setp(err, errno, "open \"/proc/self/mountinfo\"");
 	while (getline(&line, &cap, f) > 0) {
-		struct mountinfo_entry e;
+		struct brig_mountinfo e;
 		char *save = NULL;
 
-		if (!mountinfo_parse(line, &e) || strcmp(e.fstype, "cgroup2"))
+		if (!brig_mountinfo_parse(line, &e) || strcmp(e.fstype, "cgroup2"))
 			continue;
 		for (char *t = strtok_r(e.superopts, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			if (strcmp(t, "rw") && strcmp(t, "ro") && strcmp(t, "seclabel") &&
