@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "cgroup/cgroup.h"
 #include "cmd/cmd.h"
 #include "console.h"
 #include "hooks/hooks.h"
@@ -68,17 +69,6 @@ static int check_supported(const struct brig_config *cfg, struct brig_error *err
 		return brig_error_set(err, "config.json: linux.memoryPolicy: not implemented yet");
 	if (lx->n_net_devices)
 		return brig_error_set(err, "config.json: linux.netDevices: not implemented yet");
-	if (lx->resources) {
-		const struct brig_resources *r = lx->resources;
-
-		/* the device rules are what brig enforces by construction: only
-		 * the default nodes and linux.devices exist in /dev */
-		if (r->memory || r->cpu || r->has_pids || r->block_io || r->n_hugepage_limits ||
-		    r->network || r->n_rdma || r->n_unified)
-			return brig_error_set(err,
-			                      "config.json: linux.resources: cgroup limits are "
-			                      "not implemented yet");
-	}
 	return 0;
 }
 
@@ -191,6 +181,7 @@ struct create_job {
 	struct brig_seccomp_prog seccomp; /* the compiled linux.seccomp */
 	struct brig_store store;
 	struct brig_entry entry;
+	struct brig_cgroup cg;
 	char *rootfs;
 	int fifo;
 	int sock[2];
@@ -208,6 +199,7 @@ static void job_release(struct create_job *j)
 	brig_process_plan_release(&j->plan);
 	brig_seccomp_prog_release(&j->seccomp);
 	brig_entry_release(&j->entry);
+	brig_cgroup_release(&j->cg);
 	brig_store_close(&j->store);
 	free(j->rootfs);
 	for (int i = 0; i < 2; i++)
@@ -254,6 +246,7 @@ static void job_abort(struct create_job *j)
 		brig_hooks_run_stage(&j->bundle.config->hooks, BRIG_HOOK_POSTSTOP, &s,
 		                     BRIG_STATUS_STOPPED, &ignored);
 	}
+	brig_cgroup_destroy(&j->cg, &ignored);
 	if (j->claimed)
 		brig_entry_remove(&j->entry, &ignored);
 	brig_error_release(&ignored);
@@ -357,6 +350,13 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		.pidfd = (uint64_t)(uintptr_t)&j->pidfd,
 		.exit_signal = SIGCHLD,
 	};
+	int cgfd = brig_cgroup_clone_fd(&j->cg);
+
+	/* born in its cgroup v2: nothing to move, no window outside it */
+	if (cgfd >= 0) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)cgfd;
+	}
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->sock) < 0)
 		return brig_error_setp(err, errno, "socketpair");
@@ -385,6 +385,8 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		close(j->sock[0]);
 		if (j->console >= 0)
 			close(j->console);
+		if (cgfd >= 0)
+			close(cgfd);
 		args.sync_fd = j->sock[1];
 		brig_init_main(&args);
 	}
@@ -394,6 +396,9 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		close(j->fifo);
 		j->fifo = -1;
 	}
+	/* the v1 hierarchies, before the init does anything */
+	if (brig_cgroup_enter(&j->cg, j->pid, err) < 0)
+		return -1;
 	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
 	    create_runtime_hooks(j, o->id, err) < 0 || receive_pty_master(j, err) < 0 ||
 	    seccomp_listener(j, o->id, err) < 0 ||
@@ -427,6 +432,7 @@ static int record_state(struct create_job *j, const struct brig_create_opts *o,
 	s->annotations = cfg->annotations;
 	s->n_annotations = cfg->n_annotations;
 	s->hooks = cfg->hooks;
+	brig_cgroup_to_state(&j->cg, s);
 	r = brig_entry_save(&j->entry, s, err);
 	brig_state_free(s);
 	return r;
@@ -458,6 +464,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 {
 	struct create_job j = { .bundle = BRIG_BUNDLE_INIT,
 		                .entry = BRIG_ENTRY_INIT,
+		                .cg = BRIG_CGROUP_INIT,
 		                .fifo = -1,
 		                .sock = { -1, -1 },
 		                .pidfd = -1,
@@ -493,6 +500,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	    brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
 		goto out;
 	j.claimed = true;
+	if (brig_cgroup_create(j.bundle.config->linux, o->id, ctx->systemd_cgroup, &j.cg, err) < 0)
+		goto fail;
 	if (!o->run) {
 		if (mkfifoat(j.entry.dirfd, EXEC_FIFO, 0600) < 0) {
 			brig_error_setp(err, errno, "mkfifo \"%s\"", EXEC_FIFO);
@@ -712,13 +721,22 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
 		brig_error_set(err, "container not running");
 		goto out;
 	}
-	if (all && s->own_pidns)
+	if (all && s->n_cgroup_paths) {
+		struct brig_cgroup cg = BRIG_CGROUP_INIT;
+
+		/* every process of its cgroup, frozen meanwhile (runc's way) */
+		r = brig_cgroup_from_state(s, &cg, err);
+		if (r == 0)
+			r = brig_cgroup_signal(&cg, sig, err);
+		brig_cgroup_release(&cg);
+	} else if (all && s->own_pidns) {
 		r = signal_pidns(s, sig, err);
-	else if (pidfd_send_signal(pidfd, sig, NULL, 0) < 0)
+	} else if (pidfd_send_signal(pidfd, sig, NULL, 0) < 0) {
 		r = brig_error_setp(err, errno, "kill container \"%s\"", id);
-	else
+	} else {
 		r = 0;
-	if (all && !s->own_pidns)
+	}
+	if (all && !s->own_pidns && !s->n_cgroup_paths)
 		brig_warn("kill --all: the container shares a pid namespace; only its init was "
 		          "signalled");
 out:
@@ -751,6 +769,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 	struct brig_store st;
 	struct brig_entry e = BRIG_ENTRY_INIT;
 	struct brig_state *s = NULL;
+	struct brig_cgroup cg = BRIG_CGROUP_INIT;
 	enum brig_status status;
 	int r = -1;
 
@@ -775,6 +794,8 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 			r = brig_error_set(err, "container \"%s\" does not exist", id);
 		goto out;
 	}
+	if (brig_cgroup_from_state(s, &cg, err) < 0)
+		goto out;
 	status = brig_state_status(s);
 	if (status != BRIG_STATUS_STOPPED) {
 		_cleanup_close_ int pidfd = -1;
@@ -787,9 +808,18 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 			goto out;
 		}
 		pidfd = open_init(s);
+		/* a frozen v1 task dies only once thawed */
+		if (pidfd >= 0 && brig_cgroup_frozen(&cg)) {
+			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
+			if (brig_cgroup_freeze(&cg, false, err) < 0)
+				goto out;
+		}
 		if (pidfd >= 0 && kill_and_wait(pidfd, err) < 0)
 			goto out;
 	}
+	/* whatever else is left in its cgroup goes with it, and the cgroup */
+	if (brig_cgroup_destroy(&cg, err) < 0)
+		goto out;
 	r = brig_entry_remove(&e, err);
 	if (r == 0) {
 		/* after the container is gone; a failure is only a warning */
@@ -797,6 +827,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 		brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTOP, s, BRIG_STATUS_STOPPED, err);
 	}
 out:
+	brig_cgroup_release(&cg);
 	brig_state_free(s);
 	brig_entry_release(&e);
 	brig_store_close(&st);

@@ -96,11 +96,11 @@ static void write_linux(struct brig_jsonw *w)
 	write_capabilities(w);
 	brig_jsonw_key(w, "cgroup");
 	brig_jsonw_object_begin(w);
-	brig_jsonw_kv_bool(w, "v1", false);
-	brig_jsonw_kv_bool(w, "v2", false);
+	brig_jsonw_kv_bool(w, "v1", true);
+	brig_jsonw_kv_bool(w, "v2", true);
 	brig_jsonw_kv_bool(w, "systemd", false);
 	brig_jsonw_kv_bool(w, "systemdUser", false);
-	brig_jsonw_kv_bool(w, "rdma", false);
+	brig_jsonw_kv_bool(w, "rdma", true);
 	brig_jsonw_object_end(w);
 	write_seccomp(w);
 	/* whether brig supports the LSM, not whether this host has it

@@ -268,6 +268,21 @@ static int parse_personality(struct jp *c, const struct brig_json *v, struct bri
 	return 0;
 }
 
+/* No "." or ".." component: a relative path must stay under the caller's
+ * cgroup, an absolute one mean what it says. */
+static int check_cgroups_path(struct jp *c, const char *path)
+{
+	for (const char *p = path; p && *p;) {
+		size_t len = strcspn(p, "/");
+
+		if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+			return jp_fail(c, "cgroupsPath", "\".\" and \"..\" are not allowed");
+		p += len;
+		p += strspn(p, "/");
+	}
+	return 0;
+}
+
 int brig_parse_linux(struct jp *c, const struct brig_json *v, struct brig_linux **out)
 {
 	struct brig_linux *lx = brig_arena_alloc(c->arena, sizeof(*lx));
@@ -281,6 +296,7 @@ int brig_parse_linux(struct jp *c, const struct brig_json *v, struct brig_linux 
 	    JP_LIST(c, v, "devices", parse_device, &lx->devices, &lx->n_devices) < 0 ||
 	    parse_net_devices(c, v, lx) < 0 ||
 	    jp_string(c, v, "cgroupsPath", &lx->cgroups_path) < 0 ||
+	    check_cgroups_path(c, lx->cgroups_path) < 0 ||
 	    JP_SECTION(c, v, "resources", brig_parse_resources, &lx->resources) < 0 ||
 	    JP_SECTION(c, v, "intelRdt", parse_intel_rdt, &lx->intel_rdt) < 0 ||
 	    JP_SECTION(c, v, "memoryPolicy", parse_memory_policy, &lx->memory_policy) < 0)

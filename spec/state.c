@@ -51,7 +51,10 @@ static int parse_state(struct jp *c, const struct brig_json *top, struct brig_st
 	    jp_uint(c, top, "owner", UINT32_MAX, &n) < 0 ||
 	    jp_bool(c, top, "ownPidns", &s->own_pidns) < 0 ||
 	    jp_string_map(c, top, "annotations", &s->annotations, &s->n_annotations) < 0 ||
-	    brig_parse_hooks(c, top, &s->hooks) < 0)
+	    brig_parse_hooks(c, top, &s->hooks) < 0 ||
+	    jp_string_map(c, top, "cgroupPaths", &s->cgroup_paths, &s->n_cgroup_paths) < 0 ||
+	    jp_string_map(c, top, "cgroupCreated", &s->cgroup_created, &s->n_cgroup_created) < 0 ||
+	    jp_string(c, top, "cgroupUnit", &s->cgroup_unit) < 0)
 		return -1;
 	s->status = (enum brig_status)status;
 	s->pid = (pid_t)pid;
@@ -83,6 +86,17 @@ static void write_annotations(struct brig_jsonw *w, const struct brig_state *s)
 	brig_jsonw_object_begin(w);
 	for (size_t i = 0; i < s->n_annotations; i++)
 		brig_jsonw_kv_string(w, s->annotations[i].key, s->annotations[i].value);
+	brig_jsonw_object_end(w);
+}
+
+static void write_map(struct brig_jsonw *w, const char *key, const struct brig_kv *kv, size_t n)
+{
+	if (!n)
+		return;
+	brig_jsonw_key(w, key);
+	brig_jsonw_object_begin(w);
+	for (size_t i = 0; i < n; i++)
+		brig_jsonw_kv_string(w, kv[i].key, kv[i].value);
 	brig_jsonw_object_end(w);
 }
 
@@ -137,6 +151,10 @@ char *brig_state_to_json(const struct brig_state *s)
 	brig_jsonw_kv_bool(&w, "ownPidns", s->own_pidns);
 	write_annotations(&w, s);
 	write_hooks(&w, &s->hooks);
+	write_map(&w, "cgroupPaths", s->cgroup_paths, s->n_cgroup_paths);
+	write_map(&w, "cgroupCreated", s->cgroup_created, s->n_cgroup_created);
+	if (s->cgroup_unit)
+		brig_jsonw_kv_string(&w, "cgroupUnit", s->cgroup_unit);
 	brig_jsonw_object_end(&w);
 	return brig_jsonw_finish(&w);
 }

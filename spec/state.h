@@ -44,6 +44,12 @@ struct brig_state {
 	/* the config's hooks: start and delete run poststart and poststop
 	 * after config.json may have changed or gone */
 	struct brig_hooks hooks;
+	/* the container's cgroup (runtime/cgroup/cgroup.h): per hierarchy
+	 * ("memory", "cpu,cpuacct", "" for the v2 one) its directory, and
+	 * the topmost directory brig created there, which delete removes */
+	struct brig_kv *cgroup_paths, *cgroup_created;
+	size_t n_cgroup_paths, n_cgroup_created;
+	const char *cgroup_unit; /* the systemd unit, or NULL */
 };
 
 /* A zeroed state, or a state parsed from brig's own state.json. */

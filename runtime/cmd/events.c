@@ -2,6 +2,13 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+#include "util/error.h"
+
 enum { O_INTERVAL, O_STATS };
 
 static const struct brig_option options[] = {
@@ -11,9 +18,55 @@ static const struct brig_option options[] = {
 	              NULL },
 };
 
+/* A Go duration ("5s", "1.5s", "250ms", "1m30s") in milliseconds; -1 if
+ * it is not one, or not positive. */
+static long parse_duration(const char *s)
+{
+	static const struct {
+		const char *unit;
+		double ms;
+	} units[] = { { "ns", 1e-6 }, { "us", 1e-3 }, { "\u00b5s", 1e-3 }, { "ms", 1 },
+		      { "s", 1e3 },   { "m", 60e3 },  { "h", 3600e3 } };
+	double total = 0;
+
+	if (!*s)
+		return -1;
+	while (*s) {
+		char *end;
+		double v = strtod(s, &end);
+		size_t best = 0, i, found = ARRAY_SIZE(units);
+
+		if (end == s || v < 0 || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+			return -1;
+		for (i = 0; i < ARRAY_SIZE(units); i++) {
+			size_t l = strlen(units[i].unit);
+
+			if (!strncmp(end, units[i].unit, l) && l > best) {
+				best = l;
+				found = i;
+			}
+		}
+		if (found == ARRAY_SIZE(units))
+			return -1;
+		total += v * units[found].ms;
+		s = end + best;
+	}
+	if (total < 1 || total > 1e12)
+		return -1;
+	return (long)total;
+}
+
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
 {
-	return brig_cmd_not_implemented("events", err);
+	const char *iv = a->vals[O_INTERVAL].set ? a->vals[O_INTERVAL].str : "5s";
+	long ms = parse_duration(iv);
+
+	if (ms <= 0)
+		return brig_error_usage(err,
+		                        "invalid value \"%s\" for flag -interval: duration must "
+		                        "be positive",
+		                        iv);
+	return brig_container_events(ctx, a->pos[0], a->vals[O_STATS].b, (unsigned long)ms, err);
 }
 
 const struct brig_command brig_cmd_events = {

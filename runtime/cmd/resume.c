@@ -2,9 +2,11 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
+#include "control.h"
+
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
 {
-	return brig_cmd_not_implemented("resume", err);
+	return brig_container_resume(ctx, a->pos[0], err);
 }
 
 const struct brig_command brig_cmd_resume = {

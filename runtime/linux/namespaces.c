@@ -163,7 +163,10 @@ int brig_ns_plan_build(const struct brig_config *cfg, struct brig_ns_plan *plan,
 	for (int t = 0; t < BRIG_NS_N_TYPES; t++) {
 		if (!plan->is_new[t] || t == BRIG_NS_TIME)
 			continue;
-		if (plan->join_fd[BRIG_NS_USER] >= 0)
+		/* the cgroup namespace, once the parent has put the init in its
+		 * cgroups (v1 hierarchies cannot be entered at clone time): its
+		 * root is the container's cgroup, not the caller's */
+		if (plan->join_fd[BRIG_NS_USER] >= 0 || t == BRIG_NS_CGROUP)
 			plan->unshare_flags |= (uint64_t)brig_ns_clone_flag(t);
 		else
 			plan->clone_flags |= (uint64_t)brig_ns_clone_flag(t);

@@ -17,7 +17,8 @@ struct brig_error;
 
 struct brig_ns_plan {
 	uint64_t clone_flags;   /* CLONE_NEW* created by clone3 */
-	uint64_t unshare_flags; /* created by the init after joining a user ns */
+	uint64_t unshare_flags; /* created by the init after joining a user ns,
+	                         * and the cgroup ns once the init is placed */
 	bool is_new[BRIG_NS_N_TYPES];
 	int join_fd[BRIG_NS_N_TYPES]; /* namespaces joined by path, else -1 */
 };

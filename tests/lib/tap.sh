@@ -83,7 +83,7 @@ tap_test() {
 	fi
 
 	# Nothing a test did may outlive it: no process, no new mount anywhere
-	# on the host, no mount left under its directory.  (A test makes its
+	# on the host, no mount left under its directory, no cgroup.  (A test makes its
 	# own mounts only under $T, and removes them.)
 	leaked=$(_tap_leaked_procs)
 	if [ -n "$leaked" ]; then
@@ -101,6 +101,12 @@ tap_test() {
 		diag "leaked mounts under $T:" "$leaked"
 		rc=1
 		_tap_umount_under "$T"
+	fi
+	leaked=$(_tap_cgroups_left)
+	if [ -n "$leaked" ]; then
+		diag "leaked cgroup directories (removed now):" "$leaked"
+		rc=1
+		_tap_cgroups_remove
 	fi
 	rm -rf "$T" 2>/dev/null || {
 		diag "could not remove $T"
@@ -234,6 +240,25 @@ _tap_kill_leaked() {
 		kill -KILL "$pid" 2>/dev/null
 	done
 	sleep 0.2
+}
+
+# Cgroup directories a test left behind: under the test file's own
+# cgroups (made by tests/helpers/subreaper, listed in $BRIG_TEST_CGROUPS),
+# anything but the leaf "shell" that holds this script on a v2 host.
+_tap_cgroups_left() {
+	local dir
+	local IFS=:
+	for dir in ${BRIG_TEST_CGROUPS:-}; do
+		[ -d "$dir" ] || continue
+		find "$dir" -mindepth 1 -type d ! -path "$dir/shell" 2>/dev/null
+	done
+}
+
+_tap_cgroups_remove() {
+	local d
+	_tap_cgroups_left | sort -r | while IFS= read -r d; do
+		rmdir "$d" 2>/dev/null
+	done
 }
 
 _tap_mounts_under() {

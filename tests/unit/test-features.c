@@ -51,7 +51,16 @@ int main(void)
 	all_strings(v, "linux.namespaces");
 	ok(v && v->n >= 7, "the namespaces containers get");
 	all_strings(at(lx, "capabilities", BRIG_JSON_ARRAY), "linux.capabilities");
-	at(lx, "cgroup", BRIG_JSON_OBJECT);
+	v = at(lx, "cgroup", BRIG_JSON_OBJECT);
+	{
+		const struct brig_json *v1 = brig_json_get(v, "v1"), *v2 = brig_json_get(v, "v2");
+		const struct brig_json *rdma = brig_json_get(v, "rdma");
+
+		ok(v1 && v1->type == BRIG_JSON_BOOL && v1->boolean && v2 &&
+		       v2->type == BRIG_JSON_BOOL && v2->boolean && rdma &&
+		       rdma->type == BRIG_JSON_BOOL && rdma->boolean,
+		   "cgroup v1, v2 and rdma are supported");
+	}
 	v = at(lx, "seccomp", BRIG_JSON_OBJECT);
 	at(v, "enabled", BRIG_JSON_BOOL);
 #ifdef HAVE_SECCOMP

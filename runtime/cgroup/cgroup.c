@@ -1,0 +1,870 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "cgroup/cgroup.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+
+#include "cgroup/devices_bpf.h"
+#include "cgroup/internal.h"
+#include "linux/mountinfo.h"
+#include "spec/spec.h"
+#include "spec/state.h"
+#include "util/arena.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/fs.h"
+
+#define CGROUP_ROOT "/sys/fs/cgroup"
+/* how long teardown waits for a cgroup to empty, and how often it looks */
+#define DRAIN_TRIES 200
+#define DRAIN_SLEEP_MS 10
+
+void brig_cgroup_release(struct brig_cgroup *cg)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		free(cg->h[i].name);
+		free(cg->h[i].dir);
+		free(cg->h[i].created);
+	}
+	free(cg->h);
+	free(cg->unit);
+	if (cg->v2fd >= 0)
+		close(cg->v2fd);
+	*cg = (struct brig_cgroup)BRIG_CGROUP_INIT;
+}
+
+static const struct brig_cg_ops *ops_of(const struct brig_cgroup *cg)
+{
+	return cg->layout == BRIG_CG_V2 ? &brig_cg_v2_ops : &brig_cg_v1_ops;
+}
+
+int brig_cgroup_layout(enum brig_cg_layout *out, struct brig_error *err)
+{
+	static int cached = -1;
+	struct statfs sfs;
+
+	if (cached < 0) {
+		if (statfs(CGROUP_ROOT, &sfs) < 0)
+			return brig_error_setp(err, errno, "statfs \"%s\"", CGROUP_ROOT);
+		if (sfs.f_type == CGROUP2_SUPER_MAGIC)
+			cached = BRIG_CG_V2;
+		else if (statfs(CGROUP_ROOT "/unified", &sfs) == 0 &&
+		         sfs.f_type == CGROUP2_SUPER_MAGIC)
+			cached = BRIG_CG_HYBRID;
+		else
+			cached = BRIG_CG_V1;
+	}
+	*out = (enum brig_cg_layout)cached;
+	return 0;
+}
+
+const char *brig_cgroup_layout_name(enum brig_cg_layout layout)
+{
+	switch (layout) {
+	case BRIG_CG_V1:
+		return "v1";
+	case BRIG_CG_HYBRID:
+		return "hybrid";
+	case BRIG_CG_V2:
+		return "v2";
+	}
+	return "?";
+}
+
+/* ------------------------------------------------------------ the mounts */
+
+void brig_cgroup_mounts_free(struct brig_cg_mount *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].mountpoint);
+		free(m[i].root);
+		free(m[i].controllers);
+		free(m[i].path);
+	}
+	free(m);
+}
+
+/* Is every comma-separated item of @want among those of @have? */
+static bool list_includes(const char *have, const char *want)
+{
+	size_t wl = strlen(want);
+
+	for (const char *w = want; w < want + wl;) {
+		const char *we = strchrnul(w, ',');
+		bool found = false;
+
+		for (const char *h = have; *h;) {
+			const char *he = strchrnul(h, ',');
+
+			if (he - h == we - w && !strncmp(h, w, (size_t)(we - w))) {
+				found = true;
+				break;
+			}
+			h = *he ? he + 1 : he;
+		}
+		if (!found)
+			return false;
+		w = *we ? we + 1 : we;
+	}
+	return true;
+}
+
+/* The line of /proc/self/cgroup (@self) for the hierarchy with these
+ * super options (v1), or the "0::" one (v2). */
+static int self_find(const char *self, bool v2, const char *superopts, struct brig_cg_mount *m)
+{
+	for (const char *line = self; *line;) {
+		const char *end = strchrnul(line, '\n');
+		_cleanup_free_ char *copy = strndup(line, (size_t)(end - line));
+		char *c1, *c2;
+
+		if (!copy)
+			brig_oom();
+		line = *end ? end + 1 : end;
+		c1 = strchr(copy, ':');
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c1 = *c2 = '\0';
+		if (v2 ? (strcmp(copy, "0") || c1[1])
+		       : (!c1[1] || !list_includes(superopts, c1 + 1)))
+			continue;
+		m->controllers = brig_xstrdup(v2 ? BRIG_CG_UNIFIED : c1 + 1);
+		m->path = brig_xstrdup(c2 + 1);
+		return 0;
+	}
+	return -1;
+}
+
+int brig_cgroup_mounts(struct brig_cg_mount **out, size_t *n, struct brig_error *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL, *self = NULL;
+	struct brig_cg_mount *m = NULL;
+	size_t cap = 0, self_len, cnt = 0;
+
+	if (brig_read_file(AT_FDCWD, "/proc/self/cgroup", 1 << 20, &self, &self_len, err) < 0)
+		return -1;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return brig_error_setp(err, errno, "open \"/proc/self/mountinfo\"");
+	while (getline(&line, &cap, f) > 0) {
+		struct brig_cg_mount h = { 0 };
+		struct brig_mountinfo e;
+		const char *base;
+
+		if (!brig_mountinfo_parse(line, &e) ||
+		    (strcmp(e.fstype, "cgroup") && strcmp(e.fstype, "cgroup2")))
+			continue;
+		if (!strcmp(e.mountpoint, CGROUP_ROOT))
+			base = "";
+		else if (!strncmp(e.mountpoint, CGROUP_ROOT "/", sizeof(CGROUP_ROOT)))
+			base = e.mountpoint + sizeof(CGROUP_ROOT);
+		else
+			continue;
+		if (strchr(base, '/'))
+			continue;
+		h.v2 = !strcmp(e.fstype, "cgroup2");
+		if (self_find(self, h.v2, e.superopts, &h) < 0)
+			continue;
+		h.mountpoint = brig_xstrdup(e.mountpoint);
+		h.root = brig_xstrdup(e.root);
+		m = brig_xrealloc(m, (cnt + 1) * sizeof(*m));
+		m[cnt++] = h;
+	}
+	*out = m;
+	*n = cnt;
+	return 0;
+}
+
+char *brig_cgroup_mount_dir(const struct brig_cg_mount *m, const char *path)
+{
+	size_t rl = strlen(m->root);
+	const char *rel = path;
+
+	if (strcmp(m->root, "/")) {
+		if (!strncmp(path, m->root, rl) && (path[rl] == '/' || !path[rl]))
+			rel = path + rl;
+		else
+			rel = ""; /* not below the mounted root: all we can see */
+	}
+	if (!strcmp(rel, "/"))
+		rel = "";
+	return brig_xasprintf("%s%s", m->mountpoint, rel);
+}
+
+/* ------------------------------------------------------------ file access */
+
+const struct brig_cg_hier *brig_cg_find(const struct brig_cgroup *cg, const char *controller)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		const struct brig_cg_hier *h = &cg->h[i];
+
+		if (h->v2 ? (cg->layout == BRIG_CG_V2 || !strcmp(controller, BRIG_CG_UNIFIED))
+		          : list_includes(h->name, controller))
+			return h;
+	}
+	return NULL;
+}
+
+static int open_file(const struct brig_cg_hier *h, const char *file, int flags)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/%s", h->dir, file);
+
+	return open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+}
+
+int brig_cg_write(const struct brig_cg_hier *h, const char *file, const char *value,
+                  struct brig_error *err)
+{
+	_cleanup_close_ int fd = open_file(h, file, O_WRONLY);
+	size_t len = strlen(value);
+	ssize_t n;
+
+	if (fd < 0)
+		return brig_error_setp(err, errno, "open \"%s/%s\"", h->dir, file);
+	n = write(fd, value, len);
+	if (n < 0 || (size_t)n != len)
+		return brig_error_setp(err, n < 0 ? errno : EIO, "write \"%s\" to \"%s/%s\"", value,
+		                       h->dir, file);
+	return 0;
+}
+
+int brig_cg_writef(const struct brig_cg_hier *h, const char *file, struct brig_error *err,
+                   const char *fmt, ...)
+{
+	_cleanup_free_ char *value = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&value, fmt, ap) < 0)
+		brig_oom();
+	va_end(ap);
+	return brig_cg_write(h, file, value, err);
+}
+
+int brig_cg_put(const struct brig_cg_hier *h, const char *file, const char *path,
+                struct brig_error *err, const char *fmt, ...)
+{
+	_cleanup_free_ char *value = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (vasprintf(&value, fmt, ap) < 0)
+		brig_oom();
+	va_end(ap);
+	if (brig_cg_write(h, file, value, err) < 0)
+		return brig_error_wrap(err, "%s%s", BRIG_CG_R, path);
+	return 0;
+}
+
+char *brig_cg_read(const struct brig_cg_hier *h, const char *file)
+{
+	_cleanup_close_ int fd = open_file(h, file, O_RDONLY);
+	struct brig_error err = BRIG_ERROR_INIT;
+	char *buf = NULL;
+	size_t len;
+
+	if (fd < 0)
+		return NULL;
+	if (brig_read_fd(fd, file, 4 << 20, &buf, &len, &err) < 0) {
+		errno = err.errnum ? err.errnum : EIO;
+		brig_error_release(&err);
+		return NULL;
+	}
+	return buf;
+}
+
+int brig_cg_read_u64(const struct brig_cg_hier *h, const char *file, uint64_t *out)
+{
+	_cleanup_free_ char *s = brig_cg_read(h, file);
+	char *end;
+
+	if (!s)
+		return -1;
+	if (!strncmp(s, "max", 3)) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	return 0;
+}
+
+int brig_cg_read_keyed(const struct brig_cg_hier *h, const char *file, const char *key,
+                       uint64_t *out)
+{
+	_cleanup_free_ char *s = brig_cg_read(h, file);
+	size_t kl = strlen(key);
+
+	if (!s)
+		return -1;
+	for (char *line = s; *line;) {
+		char *end = strchrnul(line, '\n');
+
+		if (!strncmp(line, key, kl) && line[kl] == ' ') {
+			*out = strtoull(line + kl + 1, NULL, 10);
+			return 0;
+		}
+		line = *end ? end + 1 : end;
+	}
+	return -1;
+}
+
+bool brig_cg_has(const struct brig_cg_hier *h, const char *file)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/%s", h->dir, file);
+
+	return access(path, F_OK) == 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n, struct brig_error *err)
+{
+	_cleanup_free_ char *s = brig_cg_read(h, "cgroup.procs");
+	pid_t *list = NULL;
+	size_t cnt = 0;
+
+	if (!s) {
+		*pids = NULL;
+		*n = 0;
+		if (errno == ENOENT)
+			return 0; /* gone: nothing in it */
+		return brig_error_setp(err, errno, "read \"%s/cgroup.procs\"", h->dir);
+	}
+	for (char *p = s; *p;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		list = brig_xrealloc(list, (cnt + 1) * sizeof(*list));
+		list[cnt++] = (pid_t)v;
+		p = end;
+		while (*p == '\n')
+			p++;
+	}
+	if (cnt)
+		qsort(list, cnt, sizeof(*list), cmp_pid);
+	*pids = list;
+	*n = cnt;
+	return 0;
+}
+
+/* By pidfd: a pid read from cgroup.procs may have been reused meanwhile,
+ * but then it is no longer in the cgroup, which the caller rereads. */
+void brig_cg_signal_pids(const pid_t *pids, size_t n, int sig)
+{
+	for (size_t i = 0; i < n; i++) {
+		int fd = pidfd_open(pids[i], 0);
+
+		if (fd < 0)
+			continue;
+		pidfd_send_signal(fd, sig, NULL, 0);
+		close(fd);
+	}
+}
+
+/* ------------------------------------------------------------ placement */
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* v1 cpuset: a new cgroup starts with empty cpus and mems, and no task
+ * may join until they are set: copy them from the parent. */
+static int cpuset_init(const char *dir, struct brig_error *err)
+{
+	static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *parent = brig_xstrdup(dir);
+		struct brig_cg_hier self = { .dir = (char *)dir }, up = { .dir = parent };
+		_cleanup_free_ char *mine = NULL, *theirs = NULL;
+
+		*strrchr(parent, '/') = '\0';
+		mine = brig_cg_read(&self, files[i]);
+		if (mine && mine[0] != '\n' && mine[0])
+			continue;
+		theirs = brig_cg_read(&up, files[i]);
+		if (!theirs)
+			return brig_error_setp(err, errno, "read \"%s/%s\"", parent, files[i]);
+		if (brig_cg_write(&self, files[i], theirs, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* v2: make the controllers of @parent available to its children (only in
+ * directories brig created, and their parent: never the hierarchy's root,
+ * which belongs to the host).  Best effort: a resource whose controller
+ * is still missing fails by name when it is written. */
+static void v2_enable_controllers(const char *parent, const char *mountpoint)
+{
+	struct brig_cg_hier up = { .dir = (char *)parent };
+	_cleanup_free_ char *avail = NULL, *enabled = NULL;
+
+	if (!strcmp(parent, mountpoint))
+		return;
+	avail = brig_cg_read(&up, "cgroup.controllers");
+	enabled = brig_cg_read(&up, "cgroup.subtree_control");
+	if (!avail || !enabled)
+		return;
+	for (char *save = NULL, *c = strtok_r(avail, " \n", &save); c;
+	     c = strtok_r(NULL, " \n", &save)) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+		_cleanup_free_ char *word = brig_xasprintf(" %s ", c);
+		_cleanup_free_ char *have = brig_xasprintf(" %s ", enabled);
+
+		for (char *p = have; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		if (strstr(have, word))
+			continue;
+		brig_cg_writef(&up, "cgroup.subtree_control", &ignored, "+%s", c);
+		brig_error_release(&ignored);
+	}
+}
+
+/* mkdir -p @dir below @mountpoint, remembering the topmost new directory. */
+static int make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_error *err)
+{
+	size_t ml = strlen(mountpoint);
+	_cleanup_free_ char *path = brig_xstrdup(h->dir);
+
+	for (char *p = path + ml; p && *p;) {
+		char *slash = strchr(p + 1, '/');
+
+		if (slash)
+			*slash = '\0';
+		if (mkdir(path, 0755) == 0) {
+			if (!h->created)
+				h->created = brig_xstrdup(path);
+			if (h->v2) {
+				_cleanup_free_ char *parent = brig_xstrdup(path);
+
+				*strrchr(parent, '/') = '\0';
+				v2_enable_controllers(parent, mountpoint);
+			} else if (list_includes(h->name, "cpuset") && cpuset_init(path, err) < 0) {
+				return -1;
+			}
+		} else if (errno != EEXIST) {
+			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
+		}
+		if (slash)
+			*slash = '/';
+		p = slash;
+	}
+	return 0;
+}
+
+/* rmdir the container's cgroup and every parent brig created; EBUSY (a
+ * process still leaving) is retried a bounded number of times. */
+static int remove_dir(const struct brig_cg_hier *h, struct brig_error *err)
+{
+	_cleanup_free_ char *path = NULL;
+	size_t stop;
+
+	if (!h->created)
+		return 0;
+	path = brig_xstrdup(h->dir);
+	stop = strlen(h->created);
+	while (strlen(path) >= stop) {
+		int tries = 0;
+
+		while (rmdir(path) < 0) {
+			if (errno == ENOENT)
+				break;
+			if (errno != EBUSY || ++tries >= DRAIN_TRIES)
+				return brig_error_setp(err, errno, "remove cgroup \"%s\"", path);
+			sleep_ms(DRAIN_SLEEP_MS);
+		}
+		*strrchr(path, '/') = '\0';
+	}
+	return 0;
+}
+
+/*
+ * An absolute linux.cgroupsPath, or a relative one (the container's id
+ * when there is none) under the caller's cgroup in hierarchy @m.  On a
+ * pure v2 host, runc's rule: under the parent of the caller's cgroup,
+ * which has processes and so cannot give controllers to children of its
+ * own.
+ */
+static char *cgroup_dir(const struct brig_cg_mount *m, enum brig_cg_layout layout,
+                        const char *cgpath, const char *id)
+{
+	_cleanup_free_ char *own = NULL;
+	char *slash;
+
+	if (!cgpath || !*cgpath)
+		cgpath = id;
+	if (cgpath[0] == '/')
+		return brig_xasprintf("%s%s", m->mountpoint, cgpath);
+	own = brig_cgroup_mount_dir(m, m->path);
+	if (layout == BRIG_CG_V2 && strlen(own) > strlen(m->mountpoint) &&
+	    (slash = strrchr(own, '/')))
+		*slash = '\0';
+	return brig_xasprintf("%s/%s", own, cgpath);
+}
+
+/* The hierarchies a container joins: every v1 one the caller is in, and
+ * the v2 one (which on a hybrid host holds the few controllers it has). */
+static int plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id,
+                     struct brig_cg_mount **mounts, size_t *n_mounts, struct brig_error *err)
+{
+	if (brig_cgroup_layout(&cg->layout, err) < 0 ||
+	    brig_cgroup_mounts(mounts, n_mounts, err) < 0)
+		return -1;
+	cg->h = brig_xcalloc(*n_mounts ? *n_mounts : 1, sizeof(*cg->h));
+	for (size_t i = 0; i < *n_mounts; i++) {
+		const struct brig_cg_mount *m = &(*mounts)[i];
+		struct brig_cg_hier *h = &cg->h[cg->n];
+
+		if (m->v2 && cg->layout == BRIG_CG_V1)
+			continue;
+		h->name = brig_xstrdup(m->controllers);
+		h->v2 = m->v2;
+		h->dir = cgroup_dir(m, cg->layout, cgpath, id);
+		cg->n++;
+	}
+	if (!cg->n)
+		return brig_error_set(err, "no cgroup hierarchy is mounted under \"%s\"",
+		                      CGROUP_ROOT);
+	return 0;
+}
+
+/* An existing cgroup that already holds processes is another's: refused
+ * (a container would share, and its delete kill, someone else's). */
+static int check_empty(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	_cleanup_free_ pid_t *pids = NULL;
+	size_t n = 0;
+
+	if (cg->h[0].created)
+		return 0;
+	if (brig_cg_read_pids(&cg->h[0], &pids, &n, err) < 0)
+		return -1;
+	if (n)
+		return brig_error_set(err, "cgroup \"%s\" is not empty: %zu process(es) found",
+		                      cg->h[0].dir, n);
+	return 0;
+}
+
+int brig_cgroup_create(const struct brig_linux *lx, const char *id, bool systemd,
+                       struct brig_cgroup *cg, struct brig_error *err)
+{
+	struct brig_cg_mount *mounts = NULL;
+	_cleanup_free_ struct brig_dev_rule *rules = NULL;
+	const struct brig_resources *r = lx ? lx->resources : NULL;
+	size_t n_mounts = 0, n_rules;
+	struct brig_resources none = { 0 };
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	int ret = -1;
+
+	if (systemd)
+		return brig_error_set(err, "--systemd-cgroup: the systemd cgroup driver is not "
+		                           "available yet");
+	if (plan_dirs(cg, lx ? lx->cgroups_path : NULL, id, &mounts, &n_mounts, err) < 0)
+		goto out;
+	if (ops_of(cg)->check(cg, r ? r : &none, err) < 0) {
+		brig_error_wrap(err, "config.json");
+		goto out;
+	}
+	for (size_t i = 0; i < cg->n; i++) {
+		const char *mp = NULL;
+
+		for (size_t k = 0; k < n_mounts && !mp; k++)
+			if (!strncmp(cg->h[i].dir, mounts[k].mountpoint,
+			             strlen(mounts[k].mountpoint)) &&
+			    cg->h[i].dir[strlen(mounts[k].mountpoint)] == '/' &&
+			    mounts[k].v2 == cg->h[i].v2)
+				mp = mounts[k].mountpoint;
+		if (make_dir(&cg->h[i], mp, err) < 0)
+			goto fail;
+	}
+	if (check_empty(cg, err) < 0)
+		goto fail;
+	n_rules = brig_cg_device_rules(lx, &rules);
+	if (ops_of(cg)->apply(cg, r ? r : &none, rules, n_rules, err) < 0) {
+		brig_error_wrap(err, "config.json: linux.resources");
+		goto fail;
+	}
+	for (size_t i = 0; i < cg->n; i++) {
+		if (!cg->h[i].v2)
+			continue;
+		cg->v2fd = open(cg->h[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cg->v2fd < 0) {
+			brig_error_setp(err, errno, "open \"%s\"", cg->h[i].dir);
+			goto fail;
+		}
+	}
+	ret = 0;
+	goto out;
+fail:
+	for (size_t i = 0; i < cg->n; i++)
+		remove_dir(&cg->h[i], &ignored);
+	brig_error_release(&ignored);
+out:
+	brig_cgroup_mounts_free(mounts, n_mounts);
+	if (ret < 0)
+		brig_cgroup_release(cg);
+	return ret;
+}
+
+int brig_cgroup_enter(const struct brig_cgroup *cg, pid_t pid, struct brig_error *err)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		if (cg->h[i].v2 && cg->v2fd >= 0)
+			continue; /* born there */
+		if (brig_cg_writef(&cg->h[i], "cgroup.procs", err, "%d", (int)pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ state */
+
+void brig_cgroup_to_state(const struct brig_cgroup *cg, struct brig_state *s)
+{
+	size_t nc = 0;
+
+	s->cgroup_paths = brig_arena_array(&s->arena, cg->n, sizeof(struct brig_kv));
+	s->cgroup_created = brig_arena_array(&s->arena, cg->n, sizeof(struct brig_kv));
+	for (size_t i = 0; i < cg->n; i++) {
+		s->cgroup_paths[i].key = brig_arena_strdup(&s->arena, cg->h[i].name);
+		s->cgroup_paths[i].value = brig_arena_strdup(&s->arena, cg->h[i].dir);
+		if (cg->h[i].created) {
+			s->cgroup_created[nc].key = s->cgroup_paths[i].key;
+			s->cgroup_created[nc++].value =
+			    brig_arena_strdup(&s->arena, cg->h[i].created);
+		}
+	}
+	s->n_cgroup_paths = cg->n;
+	s->n_cgroup_created = nc;
+	s->cgroup_unit = cg->unit ? brig_arena_strdup(&s->arena, cg->unit) : NULL;
+}
+
+/* A path recorded in state.json must still be a cgroup directory under
+ * /sys/fs/cgroup: state files are root's, but delete removes what they
+ * name, so a stray one must not make brig rmdir elsewhere. */
+static bool state_path_ok(const char *p)
+{
+	return !strncmp(p, CGROUP_ROOT "/", sizeof(CGROUP_ROOT)) && !strstr(p, "/../") &&
+	       !strstr(p, "/./");
+}
+
+int brig_cgroup_from_state(const struct brig_state *s, struct brig_cgroup *cg,
+                           struct brig_error *err)
+{
+	if (brig_cgroup_layout(&cg->layout, err) < 0)
+		return -1;
+	cg->h = brig_xcalloc(s->n_cgroup_paths ? s->n_cgroup_paths : 1, sizeof(*cg->h));
+	for (size_t i = 0; i < s->n_cgroup_paths; i++) {
+		struct brig_cg_hier *h = &cg->h[cg->n++];
+
+		h->name = brig_xstrdup(s->cgroup_paths[i].key);
+		h->dir = brig_xstrdup(s->cgroup_paths[i].value);
+		h->v2 = !strcmp(h->name, BRIG_CG_UNIFIED);
+		if (!state_path_ok(h->dir))
+			return brig_error_set(err, "state: cgroup path \"%s\" is not under \"%s\"",
+			                      h->dir, CGROUP_ROOT);
+		for (size_t k = 0; k < s->n_cgroup_created; k++) {
+			const char *c = s->cgroup_created[k].value;
+
+			if (strcmp(s->cgroup_created[k].key, h->name))
+				continue;
+			/* the created dir is the path itself or one of its parents */
+			if (!state_path_ok(c) || strncmp(h->dir, c, strlen(c)) ||
+			    (h->dir[strlen(c)] && h->dir[strlen(c)] != '/'))
+				return brig_error_set(
+				    err, "state: cgroup \"%s\" is not below \"%s\"", h->dir, c);
+			h->created = brig_xstrdup(c);
+		}
+	}
+	if (s->cgroup_unit)
+		cg->unit = brig_xstrdup(s->cgroup_unit);
+	return 0;
+}
+
+/* ------------------------------------------------------------ operations */
+
+int brig_cgroup_check(const struct brig_resources *r, const char *prefix, struct brig_error *err)
+{
+	struct brig_cgroup cg = BRIG_CGROUP_INIT;
+	struct brig_cg_mount *mounts = NULL;
+	size_t n = 0;
+	int ret;
+
+	ret = plan_dirs(&cg, "", "x", &mounts, &n, err);
+	if (ret == 0 && (ret = ops_of(&cg)->check(&cg, r, err)) < 0 && prefix)
+		brig_error_wrap(err, "%s", prefix);
+	brig_cgroup_mounts_free(mounts, n);
+	brig_cgroup_release(&cg);
+	return ret;
+}
+
+int brig_cgroup_update(const struct brig_cgroup *cg, const struct brig_resources *r,
+                       struct brig_error *err)
+{
+	_cleanup_free_ struct brig_dev_rule *rules = NULL;
+	size_t n = 0;
+
+	if (ops_of(cg)->check(cg, r, err) < 0)
+		return -1;
+	if (r->n_devices)
+		n = brig_cg_config_device_rules(r, &rules);
+	return ops_of(cg)->apply(cg, r, rules, n, err);
+}
+
+/* The hierarchy whose cgroup.procs lists the container's processes. */
+static const struct brig_cg_hier *procs_hier(const struct brig_cgroup *cg)
+{
+	const struct brig_cg_hier *h = brig_cg_find(cg, "pids");
+
+	if (!h)
+		h = brig_cg_find(cg, "freezer");
+	return h ? h : (cg->n ? &cg->h[0] : NULL);
+}
+
+int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, struct brig_error *err)
+{
+	const struct brig_cg_hier *h = procs_hier(cg);
+
+	if (!h) {
+		*pids = NULL;
+		*n = 0;
+		return 0;
+	}
+	return brig_cg_read_pids(h, pids, n, err);
+}
+
+int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err)
+{
+	_cleanup_free_ pid_t *pids = NULL;
+	bool freeze = sig != SIGKILL && !brig_cgroup_frozen(cg);
+	size_t n;
+	int r;
+
+	if (freeze && brig_cgroup_freeze(cg, true, err) < 0)
+		return -1;
+	r = brig_cgroup_pids(cg, &pids, &n, err);
+	if (r == 0)
+		brig_cg_signal_pids(pids, n, sig);
+	if (freeze) {
+		struct brig_error e2 = BRIG_ERROR_INIT;
+
+		if (brig_cgroup_freeze(cg, false, r < 0 ? &e2 : err) < 0 && r == 0)
+			r = -1;
+		brig_error_release(&e2);
+	}
+	return r;
+}
+
+int brig_cgroup_freeze(const struct brig_cgroup *cg, bool frozen, struct brig_error *err)
+{
+	return ops_of(cg)->freeze(cg, frozen, err);
+}
+
+bool brig_cgroup_frozen(const struct brig_cgroup *cg)
+{
+	return cg->n && ops_of(cg)->frozen(cg);
+}
+
+/* v2's cgroup.kill (hybrid hosts have it too): every process, at once,
+ * with no race against fork.  0 when done, -1 when not available. */
+static int kill_v2(const struct brig_cgroup *cg)
+{
+	const struct brig_cg_hier *h = brig_cg_find(cg, BRIG_CG_UNIFIED);
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	int r;
+
+	if (!h || !h->v2)
+		return -1;
+	r = brig_cg_write(h, "cgroup.kill", "1", &ignored);
+	brig_error_release(&ignored);
+	return r;
+}
+
+/* v1: freeze, SIGKILL everything listed, thaw, until the list is empty. */
+static int drain(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	bool use_kill = kill_v2(cg) == 0;
+
+	for (int tries = 0; tries < DRAIN_TRIES; tries++) {
+		_cleanup_free_ pid_t *pids = NULL;
+		size_t n;
+
+		if (brig_cgroup_pids(cg, &pids, &n, err) < 0)
+			return -1;
+		if (!n)
+			return 0;
+		if (!use_kill) {
+			struct brig_error ignored = BRIG_ERROR_INIT;
+			bool frozen = brig_cg_find(cg, "freezer") || cg->layout == BRIG_CG_V2;
+
+			if (frozen)
+				frozen = brig_cgroup_freeze(cg, true, &ignored) == 0;
+			brig_cg_signal_pids(pids, n, SIGKILL);
+			if (frozen)
+				brig_cgroup_freeze(cg, false, &ignored);
+			brig_error_release(&ignored);
+		}
+		sleep_ms(tries < 10 ? 1 : DRAIN_SLEEP_MS);
+	}
+	return brig_error_set(err, "the processes of cgroup \"%s\" did not exit",
+	                      procs_hier(cg)->dir);
+}
+
+int brig_cgroup_destroy(struct brig_cgroup *cg, struct brig_error *err)
+{
+	struct brig_error later = BRIG_ERROR_INIT;
+	int r = 0;
+
+	if (!cg->n)
+		return 0;
+	if (drain(cg, err) < 0)
+		return -1;
+	/* every hierarchy is tried; the first failure is the one reported */
+	for (size_t i = 0; i < cg->n; i++)
+		if (remove_dir(&cg->h[i], r < 0 ? &later : err) < 0)
+			r = -1;
+	brig_error_release(&later);
+	return r;
+}
+
+int brig_cgroup_stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err)
+{
+	return ops_of(cg)->stats(cg, w, err);
+}
+
+int64_t brig_cgroup_oom_kills(const struct brig_cgroup *cg)
+{
+	return cg->n ? ops_of(cg)->oom_kills(cg) : -1;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container's cgroup, on the three layouts found in the wild:
+ *
+ *   v2      one cgroup2 hierarchy at /sys/fs/cgroup (modern distributions,
+ *           Kubernetes nodes);
+ *   v1      one cgroup hierarchy per controller (or co-mounted group of
+ *           them: "cpu,cpuacct") under /sys/fs/cgroup;
+ *   hybrid  v1 as above plus a cgroup2 hierarchy at /sys/fs/cgroup/unified
+ *           that may hold some controllers.
+ *
+ * The layout is detected once; the per-layout code sits behind a small
+ * ops table (cgroup/internal.h).  The caller never asks which one it has.
+ *
+ * Placement follows runc: an absolute linux.cgroupsPath names the cgroup
+ * in every hierarchy; a relative one is nested under the caller's own
+ * cgroup, hierarchy by hierarchy; without one, the container gets a child
+ * named after its id under the caller's cgroup.  On a cgroup2 hierarchy the
+ * init is born inside (CLONE_INTO_CGROUP); v1 hierarchies get its pid
+ * before it does anything.  Every directory brig creates is recorded in
+ * the container's state so that delete removes exactly those.
+ */
+#ifndef BRIG_CGROUP_CGROUP_H
+#define BRIG_CGROUP_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct brig_error;
+struct brig_jsonw;
+struct brig_linux;
+struct brig_resources;
+struct brig_state;
+
+enum brig_cg_layout {
+	BRIG_CG_V1,
+	BRIG_CG_HYBRID,
+	BRIG_CG_V2,
+};
+
+/* The name of the v2 hierarchy in the per-hierarchy lists. */
+#define BRIG_CG_UNIFIED "unified"
+
+struct brig_cg_hier {
+	char *name;    /* "memory", "cpu,cpuacct", "name=systemd", BRIG_CG_UNIFIED */
+	char *dir;     /* the container's cgroup: "/sys/fs/cgroup/memory/a/b" */
+	char *created; /* the topmost directory brig created for it, or NULL */
+	bool v2;
+};
+
+struct brig_cgroup {
+	enum brig_cg_layout layout;
+	struct brig_cg_hier *h;
+	size_t n;
+	char *unit; /* systemd driver: the unit, else NULL */
+	int v2fd;   /* the v2 cgroup's directory (CLONE_INTO_CGROUP), or -1 */
+};
+
+#define BRIG_CGROUP_INIT                      \
+	{                                     \
+		BRIG_CG_V1, NULL, 0, NULL, -1 \
+	}
+
+void brig_cgroup_release(struct brig_cgroup *cg);
+
+/* A cgroup filesystem mounted at /sys/fs/cgroup or right under it, with
+ * the caller's own cgroup in it (from /proc/self/cgroup). */
+struct brig_cg_mount {
+	char *mountpoint;  /* "/sys/fs/cgroup/cpu,cpuacct" */
+	char *root;        /* the hierarchy's directory mounted there */
+	char *controllers; /* "cpu,cpuacct", "name=systemd", BRIG_CG_UNIFIED */
+	char *path;        /* the caller's cgroup in this hierarchy */
+	bool v2;
+};
+
+int brig_cgroup_mounts(struct brig_cg_mount **out, size_t *n, struct brig_error *err);
+void brig_cgroup_mounts_free(struct brig_cg_mount *m, size_t n);
+/* The directory of cgroup @path (as /proc/PID/cgroup names it) under @m. */
+char *brig_cgroup_mount_dir(const struct brig_cg_mount *m, const char *path);
+
+/* The host's layout, read from /sys/fs/cgroup (once per process). */
+int brig_cgroup_layout(enum brig_cg_layout *out, struct brig_error *err);
+const char *brig_cgroup_layout_name(enum brig_cg_layout layout);
+
+/*
+ * Check @r against what the host offers before anything exists: a
+ * resource whose controller is missing, a v1-only resource on v2 (or the
+ * reverse), a value out of range.  The error names the JSON path under
+ * "linux.resources" (@prefix is put in front: "config.json: ").
+ */
+int brig_cgroup_check(const struct brig_resources *r, const char *prefix, struct brig_error *err);
+
+/*
+ * Create the container's cgroup from linux.cgroupsPath (NULL or "": one
+ * named after @id) and apply @lx's resources, device rules included (the
+ * defaults runc allows, then the rules of the config, then the config's
+ * devices).  On failure nothing brig created is left.
+ */
+int brig_cgroup_create(const struct brig_linux *lx, const char *id, bool systemd,
+                       struct brig_cgroup *cg, struct brig_error *err);
+
+/* The clone3 cgroup fd, or -1 when the init is placed afterwards. */
+static inline int brig_cgroup_clone_fd(const struct brig_cgroup *cg)
+{
+	return cg->v2fd;
+}
+
+/* Put @pid into every hierarchy it was not born into. */
+int brig_cgroup_enter(const struct brig_cgroup *cg, pid_t pid, struct brig_error *err);
+
+/* Record @cg into @s (strings are copied into its arena), and back. */
+void brig_cgroup_to_state(const struct brig_cgroup *cg, struct brig_state *s);
+int brig_cgroup_from_state(const struct brig_state *s, struct brig_cgroup *cg,
+                           struct brig_error *err);
+
+/* Whether @cg has any hierarchy at all (a state without one: none). */
+static inline bool brig_cgroup_present(const struct brig_cgroup *cg)
+{
+	return cg->n > 0;
+}
+
+/* update: apply the resources that @r sets, leaving the others. */
+int brig_cgroup_update(const struct brig_cgroup *cg, const struct brig_resources *r,
+                       struct brig_error *err);
+
+/* Every process in the container's cgroup, sorted. */
+int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, struct brig_error *err);
+
+/* Signal every process of the cgroup; frozen meanwhile, so that none
+ * forks past the signal. */
+int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err);
+
+/* pause / resume, and whether the cgroup is frozen now. */
+int brig_cgroup_freeze(const struct brig_cgroup *cg, bool frozen, struct brig_error *err);
+bool brig_cgroup_frozen(const struct brig_cgroup *cg);
+
+/*
+ * Kill everything in the cgroup (cgroup.kill on v2, freeze and SIGKILL on
+ * v1), wait until it is empty, and remove every directory brig created,
+ * retrying EBUSY a bounded number of times.  A cgroup already gone is no
+ * error.
+ */
+int brig_cgroup_destroy(struct brig_cgroup *cg, struct brig_error *err);
+
+/* events --stats: the "data" object of runc's stats event. */
+int brig_cgroup_stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err);
+
+/* The number of OOM kills seen so far (memory.events oom_kill, or
+ * memory.oom_control on v1), -1 when unknown. */
+int64_t brig_cgroup_oom_kills(const struct brig_cgroup *cg);
+
+#endif

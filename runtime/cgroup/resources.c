@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the back ends share: runc's conversions and the device rule list. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgroup/devices_bpf.h"
+#include "cgroup/internal.h"
+#include "spec/spec.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+/* cpu.shares (2..262144) to cpu.weight (1..10000), linearly, as runc 1.1
+ * and crun convert it. */
+uint64_t brig_cg_shares_to_weight(uint64_t shares)
+{
+	if (shares == 0)
+		return 0;
+	if (shares < 2)
+		shares = 2;
+	if (shares > 262144)
+		shares = 262144;
+	return 1 + ((shares - 2) * 9999) / 262142;
+}
+
+/* blkio.weight (10..1000) to io.weight (1..10000), as runc. */
+uint64_t brig_cg_blkio_to_io_weight(uint64_t weight)
+{
+	if (weight == 0)
+		return 0;
+	if (weight < 10)
+		weight = 10;
+	return 1 + (weight - 10) * 9999 / 990;
+}
+
+#define ALL (BRIG_DEV_READ | BRIG_DEV_WRITE | BRIG_DEV_MKNOD)
+
+/*
+ * What every container may use whatever its config says, as runc allows
+ * it: mknod of any node (using one still needs a rule), and the standard
+ * character devices a process expects.  No tun/tap: an untrusted job does
+ * not get to make network devices unless its config says so.
+ */
+static const struct brig_dev_rule default_rules[] = {
+	{ true, 'c', -1, -1, BRIG_DEV_MKNOD },
+	{ true, 'b', -1, -1, BRIG_DEV_MKNOD },
+	{ true, 'c', 1, 3, ALL },    /* null */
+	{ true, 'c', 1, 8, ALL },    /* random */
+	{ true, 'c', 1, 7, ALL },    /* full */
+	{ true, 'c', 5, 0, ALL },    /* tty */
+	{ true, 'c', 1, 5, ALL },    /* zero */
+	{ true, 'c', 1, 9, ALL },    /* urandom */
+	{ true, 'c', 136, -1, ALL }, /* pts */
+	{ true, 'c', 5, 2, ALL },    /* ptmx */
+};
+
+static unsigned int access_bits(const char *access)
+{
+	unsigned int bits = 0;
+
+	if (!access)
+		return ALL;
+	for (const char *p = access; *p; p++)
+		bits |= *p == 'r' ? BRIG_DEV_READ : *p == 'w' ? BRIG_DEV_WRITE : BRIG_DEV_MKNOD;
+	return bits;
+}
+
+size_t brig_cg_config_device_rules(const struct brig_resources *r, struct brig_dev_rule **out)
+{
+	size_t n = r ? r->n_devices : 0;
+	struct brig_dev_rule *rules = brig_xcalloc(n ? n : 1, sizeof(*rules));
+
+	for (size_t i = 0; i < n; i++) {
+		const struct brig_device_cgroup *d = &r->devices[i];
+
+		rules[i] = (struct brig_dev_rule){
+			.allow = d->allow,
+			.type = d->type ? d->type : 'a',
+			.major = d->major.set ? d->major.value : -1,
+			.minor = d->minor.set ? d->minor.value : -1,
+			.access = access_bits(d->access),
+		};
+	}
+	*out = rules;
+	return n;
+}
+
+size_t brig_cg_device_rules(const struct brig_linux *lx, struct brig_dev_rule **out)
+{
+	struct brig_dev_rule *cfg = NULL, *rules;
+	size_t n_cfg = brig_cg_config_device_rules(lx ? lx->resources : NULL, &cfg);
+	size_t n_dev = lx ? lx->n_devices : 0;
+	size_t n = 1 + n_cfg + ARRAY_SIZE(default_rules) + n_dev, k = 0;
+
+	rules = brig_xcalloc(n, sizeof(*rules));
+	/* default deny: a config without rules gets only the defaults */
+	rules[k++] = (struct brig_dev_rule){ false, 'a', -1, -1, ALL };
+	memcpy(rules + k, cfg, n_cfg * sizeof(*cfg));
+	k += n_cfg;
+	memcpy(rules + k, default_rules, sizeof(default_rules));
+	k += ARRAY_SIZE(default_rules);
+	/* the nodes linux.devices creates are usable (runc's rule) */
+	for (size_t i = 0; i < n_dev; i++) {
+		const struct brig_device *d = &lx->devices[i];
+
+		if (d->type == 'p')
+			continue;
+		rules[k++] = (struct brig_dev_rule){
+			true, d->type == 'b' ? 'b' : 'c', d->major, d->minor, ALL,
+		};
+	}
+	free(cfg);
+	*out = rules;
+	return k;
+}
+
+void brig_cg_dev_rule_format(const struct brig_dev_rule *rule, char *buf, size_t size)
+{
+	char maj[24] = "*", min[24] = "*", acc[4];
+	size_t a = 0;
+
+	if (rule->type == 'a') {
+		snprintf(buf, size, "a");
+		return;
+	}
+	if (rule->major >= 0)
+		snprintf(maj, sizeof(maj), "%lld", (long long)rule->major);
+	if (rule->minor >= 0)
+		snprintf(min, sizeof(min), "%lld", (long long)rule->minor);
+	if (rule->access & BRIG_DEV_READ)
+		acc[a++] = 'r';
+	if (rule->access & BRIG_DEV_WRITE)
+		acc[a++] = 'w';
+	if (rule->access & BRIG_DEV_MKNOD)
+		acc[a++] = 'm';
+	acc[a] = '\0';
+	snprintf(buf, size, "%c %s:%s %s", rule->type, maj, min, acc);
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "control.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup.h"
+#include "cmd/cmd.h"
+#include "spec/state.h"
+#include "state.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/jsonw.h"
+
+/* One container, looked up, its state and cgroup loaded. */
+struct handle {
+	struct brig_store st;
+	struct brig_entry e;
+	struct brig_state *s;
+	struct brig_cgroup cg;
+	enum brig_status status;
+};
+
+static void handle_release(struct handle *h)
+{
+	brig_cgroup_release(&h->cg);
+	brig_state_free(h->s);
+	brig_entry_release(&h->e);
+	brig_store_close(&h->st);
+}
+
+static int handle_open(struct handle *h, const struct brig_context *ctx, const char *id,
+                       enum brig_lock lock, struct brig_error *err)
+{
+	h->e = (struct brig_entry)BRIG_ENTRY_INIT;
+	h->s = NULL;
+	h->cg = (struct brig_cgroup)BRIG_CGROUP_INIT;
+	if (brig_store_open(&h->st, ctx->root, false, err) < 0)
+		return -1;
+	if (brig_store_lookup(&h->st, id, lock, &h->e, err) < 0 ||
+	    brig_entry_load(&h->e, &h->s, err) < 0 || brig_cgroup_from_state(h->s, &h->cg, err) < 0)
+		return -1;
+	h->status = brig_state_status(h->s);
+	return 0;
+}
+
+static int set_status(struct handle *h, enum brig_status status, struct brig_error *err)
+{
+	h->s->status = status;
+	return brig_entry_save(&h->e, h->s, err);
+}
+
+static int no_cgroup(const char *id, struct brig_error *err)
+{
+	return brig_error_set(err, "container \"%s\" has no cgroup", id);
+}
+
+int brig_container_pause(const struct brig_context *ctx, const char *id, struct brig_error *err)
+{
+	struct handle h;
+	int r = -1;
+
+	if (handle_open(&h, ctx, id, BRIG_LOCK_EXCLUSIVE, err) < 0)
+		goto out;
+	/* runc pauses running and created containers, and says this else */
+	if (h.status != BRIG_STATUS_RUNNING && h.status != BRIG_STATUS_CREATED) {
+		brig_error_set(err, "container not running");
+		goto out;
+	}
+	if (!brig_cgroup_present(&h.cg)) {
+		no_cgroup(id, err);
+		goto out;
+	}
+	if (brig_cgroup_freeze(&h.cg, true, err) < 0)
+		goto out;
+	r = set_status(&h, BRIG_STATUS_PAUSED, err);
+out:
+	handle_release(&h);
+	return r;
+}
+
+int brig_container_resume(const struct brig_context *ctx, const char *id, struct brig_error *err)
+{
+	struct handle h;
+	int r = -1;
+
+	if (handle_open(&h, ctx, id, BRIG_LOCK_EXCLUSIVE, err) < 0)
+		goto out;
+	if (h.status != BRIG_STATUS_PAUSED) {
+		brig_error_set(err, "container not paused");
+		goto out;
+	}
+	if (brig_cgroup_freeze(&h.cg, false, err) < 0)
+		goto out;
+	/* a created container that was paused is still waiting for start */
+	r = set_status(&h,
+	               faccessat(h.e.dirfd, "exec.fifo", F_OK, 0) == 0 ? BRIG_STATUS_CREATED
+	                                                               : BRIG_STATUS_RUNNING,
+	               err);
+out:
+	handle_release(&h);
+	return r;
+}
+
+int brig_container_update(const struct brig_context *ctx, const char *id,
+                          const struct brig_resources *r, struct brig_error *err)
+{
+	struct handle h;
+	int ret = -1;
+
+	if (handle_open(&h, ctx, id, BRIG_LOCK_EXCLUSIVE, err) < 0)
+		goto out;
+	if (h.status == BRIG_STATUS_STOPPED) {
+		brig_error_set(err, "container not running");
+		goto out;
+	}
+	if (!brig_cgroup_present(&h.cg)) {
+		no_cgroup(id, err);
+		goto out;
+	}
+	ret = brig_cgroup_update(&h.cg, r, err);
+out:
+	handle_release(&h);
+	return ret;
+}
+
+int brig_container_pids(const struct brig_context *ctx, const char *id, pid_t **pids, size_t *n,
+                        struct brig_error *err)
+{
+	struct handle h;
+	int r = -1;
+
+	*pids = NULL;
+	*n = 0;
+	if (handle_open(&h, ctx, id, BRIG_LOCK_SHARED, err) < 0)
+		goto out;
+	r = 0;
+	if (h.status != BRIG_STATUS_STOPPED)
+		r = brig_cgroup_pids(&h.cg, pids, n, err);
+out:
+	handle_release(&h);
+	return r;
+}
+
+static void print_event(const char *type, const char *id, const struct brig_cgroup *cg)
+{
+	struct brig_jsonw w;
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	_cleanup_free_ char *out = NULL;
+
+	brig_jsonw_init(&w, NULL);
+	brig_jsonw_object_begin(&w);
+	brig_jsonw_kv_string(&w, "type", type);
+	brig_jsonw_kv_string(&w, "id", id);
+	if (cg) {
+		brig_jsonw_key(&w, "data");
+		brig_cgroup_stats(cg, &w, &ignored);
+	}
+	brig_jsonw_object_end(&w);
+	out = brig_jsonw_finish(&w);
+	brig_error_release(&ignored);
+	printf("%s\n", out);
+	fflush(stdout);
+}
+
+int brig_container_events(const struct brig_context *ctx, const char *id, bool once,
+                          unsigned long interval_ms, struct brig_error *err)
+{
+	struct handle h;
+	unsigned long since = interval_ms; /* a stats event right away */
+	int64_t ooms;
+	int r = -1;
+
+	/* the lock is dropped at once: events runs for as long as the container */
+	if (handle_open(&h, ctx, id, BRIG_LOCK_SHARED, err) < 0)
+		goto out;
+	brig_entry_release(&h.e);
+	if (h.status == BRIG_STATUS_STOPPED) {
+		brig_error_set(err, "container with id %s is not running", id);
+		goto out;
+	}
+	if (once) {
+		print_event("stats", id, &h.cg);
+		r = 0;
+		goto out;
+	}
+	ooms = brig_cgroup_oom_kills(&h.cg);
+	while (brig_state_status(h.s) != BRIG_STATUS_STOPPED) {
+		struct timespec tick = { 0, 100 * 1000000L };
+		int64_t now = brig_cgroup_oom_kills(&h.cg);
+
+		for (; now > ooms; ooms++)
+			print_event("oom", id, NULL);
+		if (since >= interval_ms) {
+			print_event("stats", id, &h.cg);
+			since = 0;
+		}
+		nanosleep(&tick, NULL);
+		since += 100;
+	}
+	r = 0;
+out:
+	handle_release(&h);
+	return r;
+}
