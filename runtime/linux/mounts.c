@@ -54,6 +54,7 @@
 #include <sys/statfs.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "linux/resolve.h"
 #include "linux/selinux.h"
 #include "spec/spec.h"
@@ -949,128 +950,21 @@ static int mount_remount(struct mount_req *r, struct brig_error *err)
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 
-/* A cgroup filesystem mounted at /sys/fs/cgroup or right under it. */
-struct cgroup_hier {
-	char *mountpoint; /* "/sys/fs/cgroup/cpu,cpuacct" */
-	char *root;       /* the hierarchy's directory that is mounted there */
-	bool v2;
-	char *controllers; /* v1: "cpu,cpuacct", "name=systemd" (from /proc/self/cgroup) */
-	char *path;        /* the caller's cgroup in this hierarchy */
-};
-
 struct cgroup_layout {
-	struct cgroup_hier *h;
+	struct brig_cg_mount *h;
 	size_t n;
 };
 
 static void cgroup_layout_release(struct cgroup_layout *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		free(l->h[i].mountpoint);
-		free(l->h[i].root);
-		free(l->h[i].controllers);
-		free(l->h[i].path);
-	}
-	free(l->h);
+	brig_cgroup_mounts_free(l->h, l->n);
 	l->h = NULL;
 	l->n = 0;
 }
 
-/* Is every comma-separated item of @want among those of @have? */
-static bool options_include(const char *have, const char *want)
-{
-	_cleanup_free_ char *copy = brig_xstrdup(want);
-	char *save = NULL;
-	size_t hl = strlen(have);
-
-	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-		size_t tl = strlen(t);
-		bool found = false;
-
-		for (const char *p = have; p && *p;) {
-			const char *end = strchr(p, ',');
-			size_t len = end ? (size_t)(end - p) : hl - (size_t)(p - have);
-
-			if (len == tl && !strncmp(p, t, tl)) {
-				found = true;
-				break;
-			}
-			p = end ? end + 1 : NULL;
-		}
-		if (!found)
-			return false;
-	}
-	return true;
-}
-
-/* The caller's cgroup in the hierarchy with these super options (v1), or
- * in the unified one: controllers and path from /proc/self/cgroup. */
-static int cgroup_self_find(const char *self, bool v2, const char *superopts, struct cgroup_hier *h)
-{
-	const char *line = self;
-
-	while (line && *line) {
-		const char *end = strchr(line, '\n');
-		size_t len = end ? (size_t)(end - line) : strlen(line);
-		_cleanup_free_ char *copy = strndup(line, len);
-		char *c1, *c2;
-
-		if (!copy)
-			brig_oom();
-		line = end ? end + 1 : NULL;
-		c1 = strchr(copy, ':');
-		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2)
-			continue;
-		*c1 = *c2 = '\0';
-		if (v2 ? (strcmp(copy, "0") || c1[1])
-		       : (!c1[1] || !options_include(superopts, c1 + 1)))
-			continue;
-		h->controllers = brig_xstrdup(c1 + 1);
-		h->path = brig_xstrdup(c2 + 1);
-		return 0;
-	}
-	return -1;
-}
-
-/* Every cgroup hierarchy mounted at /sys/fs/cgroup or directly under it,
- * from /proc/self/mountinfo, each with the caller's cgroup in it. */
 static int cgroup_layout_read(struct cgroup_layout *l, struct brig_error *err)
 {
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL, *self = NULL;
-	size_t cap = 0, self_len;
-
-	if (brig_read_file(AT_FDCWD, "/proc/self/cgroup", 1 << 20, &self, &self_len, err) < 0)
-		return -1;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return brig_error_setp(err, errno, "open \"/proc/self/mountinfo\"");
-	while (getline(&line, &cap, f) > 0) {
-		struct cgroup_hier h = { 0 };
-		struct brig_mountinfo e;
-		const char *base;
-
-		if (!brig_mountinfo_parse(line, &e) ||
-		    (strcmp(e.fstype, "cgroup") && strcmp(e.fstype, "cgroup2")))
-			continue;
-		if (!strcmp(e.mountpoint, CGROUP_ROOT))
-			base = "";
-		else if (!strncmp(e.mountpoint, CGROUP_ROOT "/", sizeof(CGROUP_ROOT)))
-			base = e.mountpoint + sizeof(CGROUP_ROOT);
-		else
-			continue;
-		if (strchr(base, '/'))
-			continue;
-		h.v2 = !strcmp(e.fstype, "cgroup2");
-		if (cgroup_self_find(self, h.v2, e.superopts, &h) < 0)
-			continue;
-		h.mountpoint = brig_xstrdup(e.mountpoint);
-		h.root = brig_xstrdup(e.root);
-		l->h = brig_xrealloc(l->h, (l->n + 1) * sizeof(*l->h));
-		l->h[l->n++] = h;
-	}
-	return 0;
+	return brig_cgroup_mounts(&l->h, &l->n, err);
 }
 
 /*
@@ -1103,22 +997,13 @@ static int cgroup2_keep_root_options(int fsfd, struct brig_error *err)
 }
 
 /* The host directory of the caller's own cgroup in @h. */
-static char *cgroup_host_dir(const struct cgroup_hier *h)
+static char *cgroup_host_dir(const struct brig_cg_mount *h)
 {
-	size_t rl = strlen(h->root);
-	const char *rel = h->path;
-
-	if (strcmp(h->root, "/")) {
-		if (!strncmp(h->path, h->root, rl) && (h->path[rl] == '/' || !h->path[rl]))
-			rel = h->path + rl;
-		else
-			rel = ""; /* not below the mounted root: all we can see */
-	}
-	return brig_xasprintf("%s%s", h->mountpoint, rel);
+	return brig_cgroup_mount_dir(h, h->path);
 }
 
 /* A new mount of the hierarchy @h, seen from the caller's cgroup namespace. */
-static int cgroup_fresh(const struct cgroup_hier *h, uint64_t attrs, struct brig_error *err)
+static int cgroup_fresh(const struct brig_cg_mount *h, uint64_t attrs, struct brig_error *err)
 {
 	const char *fstype = h->v2 ? "cgroup2" : "cgroup";
 	_cleanup_close_ int fsfd = fs_open(fstype, fstype, err);
@@ -1139,7 +1024,7 @@ static int cgroup_fresh(const struct cgroup_hier *h, uint64_t attrs, struct brig
 /* One hierarchy of a v1/hybrid host inside the container's cgroup tmpfs
  * @tmpfd: a fresh mount with a cgroup namespace, else a bind of the
  * caller's own cgroup directory (runc's behaviour). */
-static int cgroup_mount_hier(const struct mount_req *r, const struct cgroup_hier *h, int tmpfd,
+static int cgroup_mount_hier(const struct mount_req *r, const struct brig_cg_mount *h, int tmpfd,
                              struct brig_error *err)
 {
 	const char *name = strrchr(h->mountpoint, '/') + 1;
