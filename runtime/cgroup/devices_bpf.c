@@ -383,16 +383,24 @@ static uint64_t ptr_u64(const void *p)
 	return (uint64_t)(uintptr_t)p;
 }
 
-/* The verifier's reason: the last line of its log but the statistics
- * ("processed N insns ...", "verification time ..."), in place. */
-static const char *log_reason(char *log)
+/*
+ * The verifier's reason: the last line of its log but the statistics
+ * ("processed N insns ...", "verification time ..."), in place.  A log too
+ * long for the buffer (ENOSPC, @cut) keeps its end since Linux 6.4, where
+ * the statistics and the reason are, and its start before: without the
+ * statistics, there is no reason in it.
+ */
+static const char *log_reason(char *log, bool cut)
 {
 	char *line = NULL, *save = NULL;
+	bool stats = false;
 
 	for (char *p = strtok_r(log, "\n", &save); p; p = strtok_r(NULL, "\n", &save))
-		if (strncmp(p, "processed ", 10) != 0 && strncmp(p, "verification time", 17) != 0)
+		if (strncmp(p, "processed ", 10) == 0)
+			stats = true;
+		else if (strncmp(p, "verification time", 17) != 0)
 			line = p;
-	return line;
+	return cut && !stats ? NULL : line;
 }
 
 /*
@@ -438,10 +446,12 @@ static int prog_load(const struct prog *p, struct brig_error *err)
 	if (fd >= 0)
 		return fd;
 	e = errno;
-	if (e != EACCES && e != EINVAL)
+	if (e != EACCES && e != EINVAL && e != E2BIG && e != EFAULT)
 		return brig_error_setp(err, e, "load the device filter");
 
-	/* again, for the verifier's reason */
+	/* again, for the verifier's reason: EACCES and EINVAL are its
+	 * refusals, E2BIG and EFAULT its limits ("BPF program is too large",
+	 * "The sequence of 8193 jumps is too complex": about 4000 rules) */
 	log = brig_xcalloc(1, log_size);
 	attr.log_level = 1;
 	attr.log_buf = ptr_u64(log);
@@ -449,9 +459,7 @@ static int prog_load(const struct prog *p, struct brig_error *err)
 	fd = load_with_memlock(&attr);
 	if (fd >= 0)
 		return fd;
-	/* before Linux 6.4 a log too long for the buffer is cut at its end,
-	 * where the reason is, and the load fails with ENOSPC */
-	reason = errno == ENOSPC ? NULL : log_reason(log);
+	reason = log_reason(log, errno == ENOSPC);
 	if (!reason)
 		return brig_error_setp(err, e, "load the device filter");
 	brig_error_set(err, "load the device filter: %s: %s", strerror(e), reason);

@@ -49,7 +49,11 @@ bool brig_devices_allowed(const struct brig_dev_rule *rules, size_t n, char type
  * so there is no moment without a filter.  Errors: "load the device filter",
  * "attach the device filter to the cgroup", "detach the old device filter
  * from the cgroup", each with the errno; a load the verifier refused also
- * carries the last line of its log.
+ * carries the reason from its log.  Lists of up to about 4000 rules load
+ * (the verifier's limits; E2BIG or EFAULT past them).
+ *
+ * The kernel asks about 'c' and 'b' devices with u32 numbers: a rule with
+ * another type, or a number below -1 or above UINT32_MAX, matches nothing.
  */
 int brig_devices_bpf_apply(int cgroup_fd, const struct brig_dev_rule *rules, size_t n,
                            struct brig_error *err);
