@@ -98,7 +98,11 @@ static void write_linux(struct brig_jsonw *w)
 	brig_jsonw_object_begin(w);
 	brig_jsonw_kv_bool(w, "v1", true);
 	brig_jsonw_kv_bool(w, "v2", true);
+#ifdef HAVE_SYSTEMD
+	brig_jsonw_kv_bool(w, "systemd", true);
+#else
 	brig_jsonw_kv_bool(w, "systemd", false);
+#endif
 	brig_jsonw_kv_bool(w, "systemdUser", false);
 	brig_jsonw_kv_bool(w, "rdma", true);
 	brig_jsonw_object_end(w);

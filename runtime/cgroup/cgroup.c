@@ -20,6 +20,7 @@
 
 #include "cgroup/devices_bpf.h"
 #include "cgroup/internal.h"
+#include "cgroup/systemd.h"
 #include "linux/mountinfo.h"
 #include "spec/spec.h"
 #include "spec/state.h"
@@ -44,6 +45,10 @@ void brig_cgroup_release(struct brig_cgroup *cg)
 	free(cg->unit);
 	if (cg->v2fd >= 0)
 		close(cg->v2fd);
+	if (cg->sd) {
+		brig_systemd_unit_release(cg->sd);
+		free(cg->sd);
+	}
 	*cg = (struct brig_cgroup)BRIG_CGROUP_INIT;
 }
 
@@ -539,6 +544,8 @@ static char *cgroup_dir(const struct brig_cg_mount *m, enum brig_cg_layout layou
 static int plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id,
                      struct brig_cg_mount **mounts, size_t *n_mounts, struct brig_error *err)
 {
+	const char *sd_cgroup = cg->sd ? cg->sd->cgroup : NULL;
+
 	if (brig_cgroup_layout(&cg->layout, err) < 0 ||
 	    brig_cgroup_mounts(mounts, n_mounts, err) < 0)
 		return -1;
@@ -551,7 +558,9 @@ static int plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id,
 			continue;
 		h->name = brig_xstrdup(m->controllers);
 		h->v2 = m->v2;
-		h->dir = cgroup_dir(m, cg->layout, cgpath, id);
+		/* systemd's unit is where systemd puts it, from the root */
+		h->dir = sd_cgroup ? brig_xasprintf("%s%s", m->mountpoint, sd_cgroup)
+		                   : cgroup_dir(m, cg->layout, cgpath, id);
 		cg->n++;
 	}
 	if (!cg->n)
@@ -577,6 +586,72 @@ static int check_empty(const struct brig_cgroup *cg, struct brig_error *err)
 	return 0;
 }
 
+/*
+ * --systemd-cgroup: systemd creates the cgroup, as a transient unit
+ * started with the init's pid (brig_cgroup_enter).  Here only what can
+ * fail before anything exists: the path, systemd itself, the resources.
+ */
+static int systemd_create(const struct brig_linux *lx, const char *id, struct brig_cgroup *cg,
+                          struct brig_error *err)
+{
+	const struct brig_resources *r = lx ? lx->resources : NULL;
+	struct brig_resources none = { 0 };
+	struct brig_cg_mount *mounts = NULL;
+	size_t n_mounts = 0;
+	int ret = -1;
+
+	cg->sd = brig_xcalloc(1, sizeof(*cg->sd));
+	if (brig_systemd_parse_path(lx ? lx->cgroups_path : NULL, id, cg->sd, err) < 0) {
+		brig_error_wrap(err, "config.json");
+		goto out;
+	}
+	if (!brig_systemd_running()) {
+		brig_error_set(err, "systemd cgroup driver: systemd is not running");
+		goto out;
+	}
+	if (plan_dirs(cg, NULL, id, &mounts, &n_mounts, err) < 0)
+		goto out;
+	if (ops_of(cg)->check(cg, r ? r : &none, err) < 0) {
+		brig_error_wrap(err, "config.json");
+		goto out;
+	}
+	cg->unit = brig_xstrdup(cg->sd->unit);
+	cg->lx = lx;
+	ret = 0;
+out:
+	brig_cgroup_mounts_free(mounts, n_mounts);
+	if (ret < 0)
+		brig_cgroup_release(cg);
+	return ret;
+}
+
+/* The unit, with the init in it; then the hierarchies systemd does not
+ * manage, and what its properties cannot say, through cgroupfs (runc). */
+static int systemd_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *err)
+{
+	const struct brig_resources *r = cg->lx ? cg->lx->resources : NULL;
+	_cleanup_free_ struct brig_dev_rule *rules = NULL;
+	size_t n_rules = brig_cg_device_rules(cg->lx, &rules);
+	struct brig_resources none = { 0 };
+
+	if (brig_systemd_start(cg->sd, pid, r, rules, n_rules, cg->layout == BRIG_CG_V2, err) < 0)
+		return -1;
+	for (size_t i = 0; i < cg->n; i++) {
+		size_t ml = strlen(cg->h[i].dir) - strlen(cg->sd->cgroup);
+		_cleanup_free_ char *mp = strndup(cg->h[i].dir, ml);
+
+		if (!mp)
+			brig_oom();
+		if (make_dir(&cg->h[i], mp, err) < 0 ||
+		    brig_cg_writef(&cg->h[i], "cgroup.procs", err, "%d", (int)pid) < 0)
+			return -1;
+	}
+	cg->lx = NULL;
+	if (ops_of(cg)->apply(cg, r ? r : &none, rules, n_rules, err) < 0)
+		return brig_error_wrap(err, "config.json: linux.resources");
+	return 0;
+}
+
 int brig_cgroup_create(const struct brig_linux *lx, const char *id, bool systemd,
                        struct brig_cgroup *cg, struct brig_error *err)
 {
@@ -589,8 +664,7 @@ int brig_cgroup_create(const struct brig_linux *lx, const char *id, bool systemd
 	int ret = -1;
 
 	if (systemd)
-		return brig_error_set(err, "--systemd-cgroup: the systemd cgroup driver is not "
-		                           "available yet");
+		return systemd_create(lx, id, cg, err);
 	if (plan_dirs(cg, lx ? lx->cgroups_path : NULL, id, &mounts, &n_mounts, err) < 0)
 		goto out;
 	if (ops_of(cg)->check(cg, r ? r : &none, err) < 0) {
@@ -638,8 +712,10 @@ out:
 	return ret;
 }
 
-int brig_cgroup_enter(const struct brig_cgroup *cg, pid_t pid, struct brig_error *err)
+int brig_cgroup_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *err)
 {
+	if (cg->sd && cg->unit)
+		return systemd_enter(cg, pid, err);
 	for (size_t i = 0; i < cg->n; i++) {
 		if (cg->h[i].v2 && cg->v2fd >= 0)
 			continue; /* born there */
@@ -733,14 +809,14 @@ int brig_cgroup_check(const struct brig_resources *r, const char *prefix, struct
 int brig_cgroup_update(const struct brig_cgroup *cg, const struct brig_resources *r,
                        struct brig_error *err)
 {
-	_cleanup_free_ struct brig_dev_rule *rules = NULL;
-	size_t n = 0;
-
+	/* the device rules stay as create made them: runc's update leaves
+	 * them too, and a partial list would drop the defaults */
 	if (ops_of(cg)->check(cg, r, err) < 0)
 		return -1;
-	if (r->n_devices)
-		n = brig_cg_config_device_rules(r, &rules);
-	return ops_of(cg)->apply(cg, r, rules, n, err);
+	if (cg->unit &&
+	    brig_systemd_update(cg->unit, r, NULL, 0, cg->layout == BRIG_CG_V2, err) < 0)
+		return -1;
+	return ops_of(cg)->apply(cg, r, NULL, 0, err);
 }
 
 /* The hierarchy whose cgroup.procs lists the container's processes. */
@@ -850,6 +926,10 @@ int brig_cgroup_destroy(struct brig_cgroup *cg, struct brig_error *err)
 	if (!cg->n)
 		return 0;
 	if (drain(cg, err) < 0)
+		return -1;
+	/* a unit brig started (a path naming one of the host's own units never
+	 * gets this far: its cgroup is not empty, and create refuses that) */
+	if (cg->unit && brig_systemd_stop(cg->unit, err) < 0)
 		return -1;
 	/* every hierarchy is tried; the first failure is the one reported */
 	for (size_t i = 0; i < cg->n; i++)

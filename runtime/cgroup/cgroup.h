@@ -50,17 +50,23 @@ struct brig_cg_hier {
 	bool v2;
 };
 
+struct brig_systemd_unit;
+
 struct brig_cgroup {
 	enum brig_cg_layout layout;
 	struct brig_cg_hier *h;
 	size_t n;
 	char *unit; /* systemd driver: the unit, else NULL */
 	int v2fd;   /* the v2 cgroup's directory (CLONE_INTO_CGROUP), or -1 */
+	/* systemd driver, during create: the unit to start once the init
+	 * exists (it is started with its pid), and the config to apply */
+	struct brig_systemd_unit *sd;
+	const struct brig_linux *lx;
 };
 
-#define BRIG_CGROUP_INIT                      \
-	{                                     \
-		BRIG_CG_V1, NULL, 0, NULL, -1 \
+#define BRIG_CGROUP_INIT                                  \
+	{                                                 \
+		BRIG_CG_V1, NULL, 0, NULL, -1, NULL, NULL \
 	}
 
 void brig_cgroup_release(struct brig_cgroup *cg);
@@ -107,8 +113,9 @@ static inline int brig_cgroup_clone_fd(const struct brig_cgroup *cg)
 	return cg->v2fd;
 }
 
-/* Put @pid into every hierarchy it was not born into. */
-int brig_cgroup_enter(const struct brig_cgroup *cg, pid_t pid, struct brig_error *err);
+/* Put @pid into every hierarchy it was not born into (systemd driver:
+ * start the unit with it, then apply the resources). */
+int brig_cgroup_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *err);
 
 /* Record @cg into @s (strings are copied into its arena), and back. */
 void brig_cgroup_to_state(const struct brig_cgroup *cg, struct brig_state *s);
