@@ -3,6 +3,7 @@
 #include "control.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,8 +173,8 @@ int brig_container_events(const struct brig_context *ctx, const char *id, bool o
                           unsigned long interval_ms, struct brig_error *err)
 {
 	struct handle h;
+	struct brig_cg_oom_watch oom = BRIG_CG_OOM_WATCH_INIT;
 	unsigned long since = interval_ms; /* a stats event right away */
-	int64_t ooms;
 	int r = -1;
 
 	/* the lock is dropped at once: events runs for as long as the container */
@@ -189,22 +190,28 @@ int brig_container_events(const struct brig_context *ctx, const char *id, bool o
 		r = 0;
 		goto out;
 	}
-	ooms = brig_cgroup_oom_kills(&h.cg);
-	while (brig_state_status(h.s) != BRIG_STATUS_STOPPED) {
-		struct timespec tick = { 0, 100 * 1000000L };
-		int64_t now = brig_cgroup_oom_kills(&h.cg);
+	if (brig_cgroup_oom_watch(&h.cg, &oom, err) < 0)
+		goto out;
+	/* woken by an OOM kill at once, else every 100 ms to see whether the
+	 * container is still there and whether stats are due */
+	for (;;) {
+		struct pollfd p = { .fd = oom.fd, .events = POLLIN };
+		bool stopped = brig_state_status(h.s) == BRIG_STATUS_STOPPED;
 
-		for (; now > ooms; ooms++)
+		for (int64_t n = brig_cgroup_oom_read(&h.cg, &oom); n > 0; n--)
 			print_event("oom", id, NULL);
+		if (stopped)
+			break;
 		if (since >= interval_ms) {
 			print_event("stats", id, &h.cg);
 			since = 0;
 		}
-		nanosleep(&tick, NULL);
-		since += 100;
+		if (poll(&p, 1, 100) == 0)
+			since += 100;
 	}
 	r = 0;
 out:
+	brig_cgroup_oom_unwatch(&oom);
 	handle_release(&h);
 	return r;
 }

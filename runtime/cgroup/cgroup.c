@@ -648,7 +648,7 @@ static int systemd_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *e
 	}
 	cg->lx = NULL;
 	if (ops_of(cg)->apply(cg, r ? r : &none, rules, n_rules, err) < 0)
-		return brig_error_wrap(err, "config.json: linux.resources");
+		return brig_error_wrap(err, "config.json");
 	return 0;
 }
 
@@ -687,7 +687,7 @@ int brig_cgroup_create(const struct brig_linux *lx, const char *id, bool systemd
 		goto fail;
 	n_rules = brig_cg_device_rules(lx, &rules);
 	if (ops_of(cg)->apply(cg, r ? r : &none, rules, n_rules, err) < 0) {
-		brig_error_wrap(err, "config.json: linux.resources");
+		brig_error_wrap(err, "config.json");
 		goto fail;
 	}
 	for (size_t i = 0; i < cg->n; i++) {
@@ -944,7 +944,24 @@ int brig_cgroup_stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct
 	return ops_of(cg)->stats(cg, w, err);
 }
 
-int64_t brig_cgroup_oom_kills(const struct brig_cgroup *cg)
+int brig_cgroup_oom_watch(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w,
+                          struct brig_error *err)
 {
-	return cg->n ? ops_of(cg)->oom_kills(cg) : -1;
+	if (!cg->n)
+		return brig_error_set(err, "the container has no cgroup");
+	return ops_of(cg)->oom_watch(cg, w, err);
+}
+
+int64_t brig_cgroup_oom_read(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w)
+{
+	return w->fd >= 0 ? ops_of(cg)->oom_read(cg, w) : 0;
+}
+
+void brig_cgroup_oom_unwatch(struct brig_cg_oom_watch *w)
+{
+	if (w->fd >= 0)
+		close(w->fd);
+	if (w->aux >= 0)
+		close(w->aux);
+	*w = (struct brig_cg_oom_watch)BRIG_CG_OOM_WATCH_INIT;
 }

@@ -154,8 +154,25 @@ int brig_cgroup_destroy(struct brig_cgroup *cg, struct brig_error *err);
 /* events --stats: the "data" object of runc's stats event. */
 int brig_cgroup_stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err);
 
-/* The number of OOM kills seen so far (memory.events oom_kill, or
- * memory.oom_control on v1), -1 when unknown. */
-int64_t brig_cgroup_oom_kills(const struct brig_cgroup *cg);
+/*
+ * events: a watch on the cgroup's OOM kills.  @w->fd polls readable when
+ * something happened; brig_cgroup_oom_read() then says how many OOM
+ * kills there were since the last call.  v1: an eventfd on
+ * memory.oom_control; v2: inotify on memory.events.
+ */
+struct brig_cg_oom_watch {
+	int fd, aux;
+	int64_t seen;
+};
+
+#define BRIG_CG_OOM_WATCH_INIT \
+	{                      \
+		-1, -1, 0      \
+	}
+
+int brig_cgroup_oom_watch(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w,
+                          struct brig_error *err);
+int64_t brig_cgroup_oom_read(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w);
+void brig_cgroup_oom_unwatch(struct brig_cg_oom_watch *w);
 
 #endif

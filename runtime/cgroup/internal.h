@@ -27,7 +27,9 @@ struct brig_cg_ops {
 	int (*freeze)(const struct brig_cgroup *cg, bool frozen, struct brig_error *err);
 	bool (*frozen)(const struct brig_cgroup *cg);
 	int (*stats)(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err);
-	int64_t (*oom_kills)(const struct brig_cgroup *cg);
+	int (*oom_watch)(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w,
+	                 struct brig_error *err);
+	int64_t (*oom_read)(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w);
 };
 
 extern const struct brig_cg_ops brig_cg_v1_ops, brig_cg_v2_ops;

@@ -10,7 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cgroup/devices_bpf.h"
 #include "cgroup/internal.h"
@@ -367,10 +370,12 @@ static int apply(const struct brig_cgroup *cg, const struct brig_resources *r,
 	}
 	if (r->block_io && apply_blkio(cg, r->block_io, err) < 0)
 		return -1;
-	if (r->n_hugepage_limits &&
-	    brig_cg_apply_hugetlb(hugetlb_hier(cg, &v2), v2, r->hugepage_limits,
-	                          r->n_hugepage_limits, err) < 0)
-		return -1;
+	if (r->n_hugepage_limits) {
+		const struct brig_cg_hier *h = hugetlb_hier(cg, &v2);
+
+		if (brig_cg_apply_hugetlb(h, v2, r->hugepage_limits, r->n_hugepage_limits, err) < 0)
+			return -1;
+	}
 	if (r->network) {
 		const struct brig_network *nw = r->network;
 
@@ -552,14 +557,40 @@ static int stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig
 	return 0;
 }
 
-static int64_t oom_kills(const struct brig_cgroup *cg)
+/* v1's OOM notification: an eventfd registered on memory.oom_control
+ * through cgroup.event_control.  It also fires once when the cgroup goes. */
+static int oom_watch(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w,
+                     struct brig_error *err)
 {
 	const struct brig_cg_hier *h = brig_cg_find(cg, "memory");
-	uint64_t v;
+	_cleanup_close_ int efd = -1, ocfd = -1;
+	_cleanup_free_ char *path = NULL;
 
-	if (!h || h->v2 || brig_cg_read_keyed(h, "memory.oom_control", "oom_kill", &v) < 0)
+	if (!h || h->v2)
+		return brig_error_set(err, "no \"memory\" cgroup v1 hierarchy is mounted");
+	path = brig_xasprintf("%s/memory.oom_control", h->dir);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ocfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (efd < 0 || ocfd < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", path);
+	if (brig_cg_writef(h, "cgroup.event_control", err, "%d %d", efd, ocfd) < 0)
 		return -1;
-	return (int64_t)v;
+	w->fd = TAKE_FD(efd);
+	w->aux = TAKE_FD(ocfd);
+	return 0;
+}
+
+static int64_t oom_read(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w)
+{
+	const struct brig_cg_hier *h = brig_cg_find(cg, "memory");
+	uint64_t n = 0;
+
+	if (read(w->fd, &n, sizeof(n)) != sizeof(n))
+		return 0;
+	/* one of them was the cgroup's removal */
+	if (!brig_cg_has(h, "cgroup.event_control") && n)
+		n--;
+	return (int64_t)n;
 }
 
 const struct brig_cg_ops brig_cg_v1_ops = {
@@ -568,5 +599,6 @@ const struct brig_cg_ops brig_cg_v1_ops = {
 	.freeze = freeze,
 	.frozen = frozen,
 	.stats = stats,
-	.oom_kills = oom_kills,
+	.oom_watch = oom_watch,
+	.oom_read = oom_read,
 };

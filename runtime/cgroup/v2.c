@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,10 +30,17 @@ static int unsupported(const char *path, struct brig_error *err)
 	return brig_error_set(err, "%s%s: not supported on cgroup v2", BRIG_CG_R, path);
 }
 
-/* memory.swap.max is swap alone; the spec's swap is memory + swap. */
-static int swap_value(const struct brig_memory *m, int64_t *out, struct brig_error *err)
+/* memory.swap.max is swap alone; the spec's swap is memory + swap.  An
+ * update without a limit takes the one in force (runc merges updates
+ * into the container's resources). */
+static int swap_value(const struct brig_cg_hier *h, const struct brig_memory *m, int64_t *out,
+                      struct brig_error *err)
 {
 	int64_t swap = m->swap.value, limit = m->limit.set ? m->limit.value : 0;
+	uint64_t cur;
+
+	if (!m->limit.set && h && brig_cg_read_u64(h, "memory.max", &cur) == 0)
+		limit = cur == UINT64_MAX ? -1 : (int64_t)cur;
 
 	if (swap == -1 || swap == 0) {
 		*out = swap;
@@ -53,7 +61,6 @@ static int check(const struct brig_cgroup *cg, const struct brig_resources *r,
 {
 	int64_t swap;
 
-	(void)cg;
 	if (r->cpu && r->cpu->realtime_runtime.set && r->cpu->realtime_runtime.value)
 		return unsupported("cpu.realtimeRuntime", err);
 	if (r->cpu && r->cpu->realtime_period.set && r->cpu->realtime_period.value)
@@ -62,7 +69,7 @@ static int check(const struct brig_cgroup *cg, const struct brig_resources *r,
 		return unsupported("network", err);
 	if (r->block_io && r->block_io->leaf_weight.set)
 		return unsupported("blockIO.leafWeight", err);
-	if (r->memory && r->memory->swap.set && swap_value(r->memory, &swap, err) < 0)
+	if (r->memory && r->memory->swap.set && swap_value(hier(cg), r->memory, &swap, err) < 0)
 		return -1;
 	return 0;
 }
@@ -97,7 +104,7 @@ static int apply_memory(const struct brig_cg_hier *h, const struct brig_memory *
 	if (m->swap.set) {
 		int64_t swap;
 
-		if (swap_value(m, &swap, err) < 0)
+		if (swap_value(h, m, &swap, err) < 0)
 			return -1;
 		limit_str(swap, v, sizeof(v));
 		if (swap && put(h, "memory.swap.max", "memory.swap", err, "%s", v) < 0)
@@ -348,13 +355,36 @@ static int stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig
 	return 0;
 }
 
-static int64_t oom_kills(const struct brig_cgroup *cg)
+/* v2: memory.events changes (inotify) when its oom_kill count grows. */
+static int oom_watch(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w,
+                     struct brig_error *err)
 {
-	uint64_t v;
+	_cleanup_free_ char *path = brig_xasprintf("%s/memory.events", hier(cg)->dir);
+	_cleanup_close_ int fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+	uint64_t v = 0;
 
-	if (brig_cg_read_keyed(hier(cg), "memory.events", "oom_kill", &v) < 0)
-		return -1;
-	return (int64_t)v;
+	if (fd < 0 || inotify_add_watch(fd, path, IN_MODIFY) < 0)
+		return brig_error_setp(err, errno, "watch \"%s\"", path);
+	brig_cg_read_keyed(hier(cg), "memory.events", "oom_kill", &v);
+	w->seen = (int64_t)v;
+	w->fd = TAKE_FD(fd);
+	return 0;
+}
+
+static int64_t oom_read(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w)
+{
+	char buf[4096];
+	uint64_t v;
+	int64_t n;
+
+	while (read(w->fd, buf, sizeof(buf)) > 0)
+		;
+	if (brig_cg_read_keyed(hier(cg), "memory.events", "oom_kill", &v) < 0 ||
+	    (int64_t)v <= w->seen)
+		return 0;
+	n = (int64_t)v - w->seen;
+	w->seen = (int64_t)v;
+	return n;
 }
 
 const struct brig_cg_ops brig_cg_v2_ops = {
@@ -363,5 +393,6 @@ const struct brig_cg_ops brig_cg_v2_ops = {
 	.freeze = freeze,
 	.frozen = frozen,
 	.stats = stats,
-	.oom_kills = oom_kills,
+	.oom_watch = oom_watch,
+	.oom_read = oom_read,
 };

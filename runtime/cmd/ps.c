@@ -106,10 +106,10 @@ static int ps_table(const pid_t *pids, size_t n, char **args, int n_args, struct
 	}
 	fclose(f);
 	waitpid(child, &status, 0);
-	if (col < 0)
-		return brig_error_set(err, "couldn't find PID field in ps output");
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
 		return brig_error_set(err, "ps failed");
+	if (col < 0)
+		return brig_error_set(err, "couldn't find PID field in ps output");
 	return 0;
 }
 
@@ -121,7 +121,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 
 	if (strcmp(format, "table") && strcmp(format, "json"))
 		return brig_error_usage(err, "invalid format option");
-	if (!strcmp(format, "json") && a->n_pos > 1)
+	if (!strcmp(format, "json") && a->n_pos > 1 + (a->n_pos > 1 && !strcmp(a->pos[1], "--")))
 		return brig_error_usage(err, "ps arguments are not allowed with --format json");
 	if (brig_container_pids(ctx, a->pos[0], &pids, &n, err) < 0)
 		return -1;
@@ -133,6 +133,9 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 		printf("]\n");
 		return 0;
 	}
+	/* `ps ID -- -o pid,comm`: the "--" only ends brig's flags */
+	if (a->n_pos > 1 && !strcmp(a->pos[1], "--"))
+		return ps_table(pids, n, a->pos + 2, a->n_pos - 2, err);
 	return ps_table(pids, n, a->pos + 1, a->n_pos - 1, err);
 }
 
