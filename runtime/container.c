@@ -94,7 +94,7 @@ static char *rootfs_path(const struct brig_bundle *b, struct brig_error *err)
 	return abs;
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct brig_error *err)
+int brig_write_pid_file(const char *path, pid_t pid, struct brig_error *err)
 {
 	char buf[32];
 	int n = snprintf(buf, sizeof(buf), "%d", (int)pid);
@@ -105,7 +105,7 @@ static int write_pid_file(const char *path, pid_t pid, struct brig_error *err)
 }
 
 /* Signals a foreground `run` passes on to the container. */
-static void forwarded_signals(sigset_t *set)
+void brig_forwarded_signals(sigset_t *set)
 {
 	static const int sigs[] = { SIGHUP,  SIGINT,    SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2,
 		                    SIGALRM, SIGCONT,   SIGTSTP, SIGTTIN, SIGTTOU, SIGPIPE,
@@ -118,8 +118,8 @@ static void forwarded_signals(sigset_t *set)
 
 /* Wait for the init (our child) and forward signals; 128+N for signal N.
  * With a terminal (@master >= 0), relay it to and from brig's stdio. */
-static int wait_foreground(int pidfd, pid_t pid, const sigset_t *fwd, int master, int *status,
-                           struct brig_error *err)
+int brig_wait_foreground(int pidfd, const sigset_t *fwd, int master, int *status,
+                         struct brig_error *err)
 {
 	_cleanup_(brig_relay_finish) struct brig_relay relay = BRIG_RELAY_INIT;
 	_cleanup_close_ int sfd = -1;
@@ -170,7 +170,6 @@ static int wait_foreground(int pidfd, pid_t pid, const sigset_t *fwd, int master
 	 * no pid namespace of its own): reap what has exited */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
-	(void)pid;
 	return 0;
 }
 
@@ -407,6 +406,20 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	return 0;
 }
 
+/* The config as it was at create, in the state directory: exec takes the
+ * container's process, seccomp filter and labels from it, whatever has
+ * happened to the bundle since. */
+static int keep_config(struct create_job *j, struct brig_error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (brig_read_file(j->bundle.dirfd, "config.json", BRIG_CONFIG_MAX_BYTES, &text, &len,
+	                   err) < 0)
+		return -1;
+	return brig_write_file_atomic(j->entry.dirfd, "config.json", text, len, 0600, err);
+}
+
 static int record_state(struct create_job *j, const struct brig_create_opts *o,
                         enum brig_status status, struct brig_error *err)
 {
@@ -500,6 +513,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	    brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
 		goto out;
 	j.claimed = true;
+	if (keep_config(&j, err) < 0)
+		goto fail;
 	if (brig_cgroup_create(j.bundle.config->linux, o->id, ctx->systemd_cgroup, &j.cg, err) < 0)
 		goto fail;
 	if (!o->run) {
@@ -513,7 +528,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 			goto fail;
 		}
 	}
-	forwarded_signals(&fwd);
+	brig_forwarded_signals(&fwd);
 	if (foreground) {
 		if (!o->no_subreaper)
 			prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -529,7 +544,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	if (spawn_init(&j, o, &saved, err) < 0)
 		goto fail;
 	if (record_state(&j, o, o->run ? BRIG_STATUS_RUNNING : BRIG_STATUS_CREATED, err) < 0 ||
-	    (o->pid_file && write_pid_file(o->pid_file, j.pid, err) < 0))
+	    (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0))
 		goto fail;
 	if (o->run && brig_sync_send(j.sock[0], BRIG_SYNC_GO, NULL, err) < 0)
 		goto fail;
@@ -550,7 +565,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		r = 0;
 		goto out;
 	}
-	if (wait_foreground(j.pidfd, j.pid, &fwd, j.master, status, err) < 0)
+	if (brig_wait_foreground(j.pidfd, &fwd, j.master, status, err) < 0)
 		goto out;
 	r = o->keep ? 0 : brig_container_delete(ctx, o->id, true, err);
 	goto out;
@@ -563,7 +578,7 @@ out:
 
 /* A pidfd for the recorded init, or -1 with ESRCH when it is gone (or the
  * pid now names another process). */
-static int open_init(const struct brig_state *s)
+int brig_open_init(const struct brig_state *s)
 {
 	uint64_t start = 0;
 	int fd;
@@ -646,7 +661,7 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 	if (brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART)) {
 		/* opened first: a reader of its own sees the writers go */
 		watch = openat(e.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		pidfd = open_init(s);
+		pidfd = brig_open_init(s);
 		if (watch < 0 || pidfd < 0) {
 			brig_error_setp(err, errno, "start container \"%s\"", id);
 			goto out;
@@ -716,7 +731,7 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
 	if (brig_store_lookup(&st, id, BRIG_LOCK_SHARED, &e, err) < 0 ||
 	    brig_entry_load(&e, &s, err) < 0)
 		goto out;
-	if (brig_state_status(s) == BRIG_STATUS_STOPPED || (pidfd = open_init(s)) < 0) {
+	if (brig_state_status(s) == BRIG_STATUS_STOPPED || (pidfd = brig_open_init(s)) < 0) {
 		/* containerd's shim matches this text */
 		brig_error_set(err, "container not running");
 		goto out;
@@ -807,7 +822,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 			               brig_status_name(status));
 			goto out;
 		}
-		pidfd = open_init(s);
+		pidfd = brig_open_init(s);
 		/* a frozen v1 task dies only once thawed */
 		if (pidfd >= 0 && brig_cgroup_frozen(&cg)) {
 			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);

@@ -7,7 +7,9 @@
 #ifndef BRIG_CONTAINER_H
 #define BRIG_CONTAINER_H
 
+#include <signal.h>
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct brig_context;
 struct brig_error;
@@ -46,6 +48,20 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
  * first.  A missing container is an error unless @force. */
 int brig_container_delete(const struct brig_context *ctx, const char *id, bool force,
                           struct brig_error *err);
+
+/* Shared with exec (exec.c). */
+struct brig_state;
+/* A pidfd for the recorded init, or -1 (ESRCH) when it is gone or the pid
+ * names another process now. */
+int brig_open_init(const struct brig_state *s);
+int brig_write_pid_file(const char *path, pid_t pid, struct brig_error *err);
+/* The signals a foreground run or exec passes on to its process. */
+void brig_forwarded_signals(sigset_t *set);
+/* Wait for the process of @pidfd (a child), forwarding the signals of
+ * @fwd (blocked by the caller) and relaying the pty @master (or -1);
+ * *@status is its exit status, 128+N for signal N. */
+int brig_wait_foreground(int pidfd, const sigset_t *fwd, int master, int *status,
+                         struct brig_error *err);
 
 /* "KILL", "SIGKILL", "9", "RTMIN+3" -> the number; -1 if unknown. */
 int brig_signal_parse(const char *s);

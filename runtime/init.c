@@ -433,25 +433,6 @@ static int wait_for_start(int fifo, struct brig_error *err)
 	return 0;
 }
 
-/*
- * Every signal back to its default action.  The raw system call, because
- * glibc refuses to touch the two it keeps for itself (32 and 33), which a
- * caller may still have left ignored.
- */
-static void reset_signals(void)
-{
-	struct {
-		void *handler;
-		unsigned long flags;
-		void *restorer;
-		unsigned long mask;
-	} act = { .handler = SIG_DFL };
-
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			syscall(SYS_rt_sigaction, sig, &act, NULL, sizeof(act.mask));
-}
-
 /* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (brig kept
  * $LISTEN_FDS only if it was meant for brig), else NULL. */
 static const char *listen_env(char *buf, size_t size)
@@ -503,7 +484,7 @@ void brig_init_main(const struct brig_init_args *a)
 		goto late_fail;
 	/* the container starts with every signal at its default action, as
 	 * under runc, whatever brig's caller ignored */
-	reset_signals();
+	brig_reset_signals();
 	sigprocmask(SIG_SETMASK, &a->saved_mask, NULL);
 	if (seccomp_when(a) == SECCOMP_BEFORE_EXEC && brig_seccomp_load(a->seccomp, &err) < 0)
 		goto late_fail;

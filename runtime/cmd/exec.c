@@ -2,6 +2,9 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
+#include "exec.h"
+#include "util/error.h"
+
 enum {
 	O_CONSOLE_SOCKET,
 	O_CWD,
@@ -65,7 +68,41 @@ static const struct brig_option options[] = {
 
 static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
 {
-	return brig_cmd_not_implemented("exec", err);
+	const struct brig_optval *v = a->vals;
+	struct brig_exec_opts o = {
+		.id = a->pos[0],
+		.process_file = v[O_PROCESS].set ? v[O_PROCESS].str : NULL,
+		.args = a->pos + 1,
+		.n_args = a->n_pos - 1,
+		.cwd = v[O_CWD].set ? v[O_CWD].str : NULL,
+		.env = v[O_ENV].list,
+		.n_env = v[O_ENV].n,
+		.tty = v[O_TTY].b,
+		.tty_set = v[O_TTY].set,
+		.user = v[O_USER].set ? v[O_USER].str : NULL,
+		.additional_gids = v[O_ADDITIONAL_GIDS].list,
+		.n_additional_gids = v[O_ADDITIONAL_GIDS].n,
+		.caps = v[O_CAP].list,
+		.n_caps = v[O_CAP].n,
+		.no_new_privs = v[O_NO_NEW_PRIVS].b,
+		.process_label = v[O_PROCESS_LABEL].set ? v[O_PROCESS_LABEL].str : NULL,
+		.apparmor = v[O_APPARMOR].set ? v[O_APPARMOR].str : NULL,
+		.detach = v[O_DETACH].b,
+		.pid_file = v[O_PID_FILE].set ? v[O_PID_FILE].str : NULL,
+		.console_socket = v[O_CONSOLE_SOCKET].set ? v[O_CONSOLE_SOCKET].str : NULL,
+		.ignore_paused = v[O_IGNORE_PAUSED].b,
+	};
+
+	if (v[O_PRESERVE_FDS].set &&
+	    brig_cmd_parse_preserve_fds(v[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
+		return -1;
+	if (v[O_CGROUP].n > 1)
+		return brig_error_usage(err, "--cgroup: only one sub-cgroup is supported");
+	if (v[O_CGROUP].n)
+		o.cgroup = v[O_CGROUP].list[0];
+	if (!o.process_file && o.n_args < 1)
+		return brig_error_usage(err, "exec: no command given (or --process FILE)");
+	return brig_container_exec(ctx, &o, &ctx->exit_status, err);
 }
 
 const struct brig_command brig_cmd_exec = {

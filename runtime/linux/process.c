@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <linux/capability.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -895,4 +896,23 @@ int brig_fds_prepare(unsigned int preserve, struct brig_error *err)
 	if (close_range((unsigned int)keep, ~0U, 0) < 0)
 		return brig_error_setp(err, errno, "close_range \"%lu\"", keep);
 	return 0;
+}
+
+/*
+ * Every signal back to its default action.  The raw system call, because
+ * glibc refuses to touch the two it keeps for itself (32 and 33), which a
+ * caller may still have left ignored.
+ */
+void brig_reset_signals(void)
+{
+	struct {
+		void *handler;
+		unsigned long flags;
+		void *restorer;
+		unsigned long mask;
+	} act = { .handler = SIG_DFL };
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, &act, NULL, sizeof(act.mask));
 }

@@ -104,4 +104,8 @@ unsigned int brig_listen_fds(void);
  */
 int brig_fds_prepare(unsigned int preserve, struct brig_error *err);
 
+/* Every signal back to its default action (the raw system call: glibc
+ * refuses the two it keeps for itself, which a caller may have ignored). */
+void brig_reset_signals(void);
+
 #endif

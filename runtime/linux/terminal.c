@@ -161,8 +161,8 @@ static int attach(int peer, uid_t uid, struct brig_error *err)
 	return 0;
 }
 
-int brig_terminal_setup(int rootfd, int procfd, const struct brig_process *p, bool replace_console,
-                        struct brig_error *err)
+static int setup(int rootfd, int procfd, const struct brig_process *p, bool console,
+                 bool replace_console, struct brig_error *err)
 {
 	_cleanup_close_ int master = -1, peer = -1;
 
@@ -183,8 +183,20 @@ int brig_terminal_setup(int rootfd, int procfd, const struct brig_process *p, bo
 		if (ioctl(master, TIOCSWINSZ, &ws) < 0)
 			return brig_error_setp(err, errno, "set the size of the pty");
 	}
-	if (mount_console(rootfd, peer, replace_console, err) < 0 ||
+	if ((console && mount_console(rootfd, peer, replace_console, err) < 0) ||
 	    attach(peer, p->user.uid, err) < 0)
 		return -1;
 	return TAKE_FD(master);
+}
+
+int brig_terminal_setup(int rootfd, int procfd, const struct brig_process *p, bool replace_console,
+                        struct brig_error *err)
+{
+	return setup(rootfd, procfd, p, true, replace_console, err);
+}
+
+int brig_terminal_setup_exec(int rootfd, int procfd, const struct brig_process *p,
+                             struct brig_error *err)
+{
+	return setup(rootfd, procfd, p, false, false, err);
 }

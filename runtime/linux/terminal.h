@@ -39,4 +39,9 @@ struct brig_process;
 int brig_terminal_setup(int rootfd, int procfd, const struct brig_process *p, bool replace_console,
                         struct brig_error *err);
 
+/* exec -t: steps 1, 2 and 4, in the container's namespaces (@rootfd its
+ * root); /dev/console stays the container's. */
+int brig_terminal_setup_exec(int rootfd, int procfd, const struct brig_process *p,
+                             struct brig_error *err);
+
 #endif

@@ -1,0 +1,533 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cgroup/cgroup.h"
+#include "cmd/cmd.h"
+#include "console.h"
+#include "container.h"
+#include "linux/apparmor.h"
+#include "linux/process.h"
+#include "linux/procfs.h"
+#include "linux/seccomp.h"
+#include "linux/selinux.h"
+#include "linux/syscalls.h"
+#include "linux/terminal.h"
+#include "spec/spec.h"
+#include "spec/state.h"
+#include "state.h"
+#include "sync.h"
+#include "util/arena.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/fs.h"
+
+/* The namespaces the process joins itself, through the init's pidfd;
+ * pid and time apply to children, so brig joins those for the clone. */
+#define CHILD_NS (CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET | CLONE_NEWCGROUP)
+#define PARENT_NS (CLONE_NEWPID | CLONE_NEWTIME)
+
+struct exec_job {
+	struct brig_store st;
+	struct brig_entry e;
+	struct brig_state *s;
+	struct brig_config *cfg;       /* the container's, as create saw it */
+	struct brig_process_doc *pdoc; /* --process */
+	struct brig_process proc;      /* what runs */
+	struct brig_arena arena;       /* what the flags changed */
+	struct brig_process_plan plan;
+	struct brig_seccomp_prog seccomp;
+	struct brig_cgroup cg;
+	int initfd, cgfd, pidfd, console, master;
+	int sock[2];
+	pid_t pid;
+	sigset_t saved_mask;
+};
+
+static void job_release(struct exec_job *j)
+{
+	brig_seccomp_prog_release(&j->seccomp);
+	brig_process_plan_release(&j->plan);
+	brig_cgroup_release(&j->cg);
+	brig_process_doc_free(j->pdoc);
+	brig_config_free(j->cfg);
+	brig_arena_release(&j->arena);
+	brig_state_free(j->s);
+	brig_entry_release(&j->e);
+	brig_store_close(&j->st);
+	for (int i = 0; i < 2; i++)
+		if (j->sock[i] >= 0)
+			close(j->sock[i]);
+	if (j->initfd >= 0)
+		close(j->initfd);
+	if (j->cgfd >= 0)
+		close(j->cgfd);
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+	if (j->console >= 0)
+		close(j->console);
+	if (j->master >= 0)
+		close(j->master);
+}
+
+/* ------------------------------------------------------------ the process */
+
+static int parse_id(const char *s, uint32_t *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v > UINT32_MAX)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+static const char **append(struct brig_arena *a, const char **list, size_t n,
+                           const char *const *add, size_t n_add)
+{
+	const char **out = brig_arena_array(a, n + n_add + 1, sizeof(*out));
+
+	if (n)
+		memcpy(out, list, n * sizeof(*out));
+	if (n_add)
+		memcpy(out + n, add, n_add * sizeof(*out));
+	out[n + n_add] = NULL;
+	return out;
+}
+
+/* --cap: into the bounding, effective and permitted sets, and ambient when
+ * the process has inheritable ones (runc's rule) */
+static void add_caps(struct exec_job *j, const struct brig_exec_opts *o)
+{
+	struct brig_capabilities *c = brig_arena_alloc(&j->arena, sizeof(*c));
+
+	if (j->proc.capabilities)
+		*c = *j->proc.capabilities;
+	else
+		memset(c, 0, sizeof(*c));
+	c->bounding = append(&j->arena, c->bounding, c->n_bounding, o->caps, o->n_caps);
+	c->n_bounding += o->n_caps;
+	c->effective = append(&j->arena, c->effective, c->n_effective, o->caps, o->n_caps);
+	c->n_effective += o->n_caps;
+	c->permitted = append(&j->arena, c->permitted, c->n_permitted, o->caps, o->n_caps);
+	c->n_permitted += o->n_caps;
+	if (c->n_inheritable) {
+		c->ambient = append(&j->arena, c->ambient, c->n_ambient, o->caps, o->n_caps);
+		c->n_ambient += o->n_caps;
+	}
+	j->proc.capabilities = c;
+}
+
+/*
+ * The process: --process FILE as it is, or the container's process with
+ * the command and the flags on top, as runc builds it.
+ */
+static int build_process(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
+{
+	struct brig_process *p = &j->proc;
+
+	if (o->process_file) {
+		_cleanup_free_ char *text = NULL;
+		size_t len;
+
+		if (brig_read_file(AT_FDCWD, o->process_file, BRIG_CONFIG_MAX_BYTES, &text, &len,
+		                   err) < 0)
+			return brig_error_wrap(err, "--process");
+		j->pdoc = brig_process_parse(o->process_file, text, len, err);
+		if (!j->pdoc)
+			return -1;
+		*p = *j->pdoc->process;
+	} else {
+		*p = *j->cfg->process;
+		p->args = (const char **)o->args;
+		p->n_args = (size_t)o->n_args;
+	}
+	if (o->n_env) {
+		p->env = append(&j->arena, p->env, p->n_env, o->env, o->n_env);
+		p->n_env += o->n_env;
+	}
+	if (o->cwd)
+		p->cwd = o->cwd;
+	if (o->tty_set)
+		p->terminal = o->tty;
+	if (o->user) {
+		char *copy = brig_arena_strdup(&j->arena, o->user), *colon = strchr(copy, ':');
+
+		if (colon)
+			*colon = '\0';
+		if (parse_id(copy, &p->user.uid) < 0 ||
+		    (colon && parse_id(colon + 1, &p->user.gid) < 0))
+			return brig_error_usage(err, "invalid value \"%s\" for flag --user",
+			                        o->user);
+	}
+	if (o->n_additional_gids) {
+		uint32_t *gids = brig_arena_array(&j->arena, o->n_additional_gids, sizeof(*gids));
+
+		for (size_t i = 0; i < o->n_additional_gids; i++)
+			if (parse_id(o->additional_gids[i], &gids[i]) < 0)
+				return brig_error_usage(
+				    err, "invalid value \"%s\" for flag --additional-gids",
+				    o->additional_gids[i]);
+		p->user.additional_gids = gids;
+		p->user.n_additional_gids = o->n_additional_gids;
+	}
+	if (o->n_caps)
+		add_caps(j, o);
+	if (o->no_new_privs)
+		p->no_new_privileges = true;
+	if (o->process_label)
+		p->selinux_label = o->process_label;
+	if (o->apparmor)
+		p->apparmor_profile = o->apparmor;
+	if (!p->n_args || !p->args[0] || !*p->args[0])
+		return brig_error_usage(err, "exec: no command given");
+	if (!p->cwd || p->cwd[0] != '/')
+		return brig_error_set(err, "exec: cwd \"%s\" is not an absolute path",
+		                      p->cwd ? p->cwd : "");
+	return 0;
+}
+
+/* ------------------------------------------------------------ the child */
+
+/* cwd must exist in the container; entered and checked to be inside its
+ * root (no fd of the host leads out: CVE-2024-21626). */
+static int enter_cwd(const char *cwd, struct brig_error *err)
+{
+	char buf[4096];
+
+	if (chdir(cwd) < 0)
+		return brig_error_setp(err, errno, "chdir to cwd (\"%s\") set in config.json", cwd);
+	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/')
+		return brig_error_set(err, "cwd \"%s\" is outside the container", cwd);
+	return 0;
+}
+
+static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char **path,
+                       struct brig_error *err)
+{
+	const struct brig_process *p = &j->proc;
+	bool nnp = p->no_new_privileges;
+	_cleanup_close_ int procfd = -1;
+
+	/* every namespace of the init at once, its root and cwd with them */
+	if (setns(j->initfd, CHILD_NS) < 0)
+		return brig_error_setp(err, errno, "join the container's namespaces");
+	close(TAKE_FD(j->initfd));
+	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", err) < 0)
+		return -1;
+	if (p->terminal && setsid() < 0)
+		return brig_error_setp(err, errno, "setsid");
+	procfd = brig_procfs_open(err);
+	if (procfd < 0)
+		return -1;
+	if (p->terminal) {
+		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		_cleanup_close_ int master = -1;
+
+		if (root < 0)
+			return brig_error_setp(err, errno, "open the container's root");
+		master = brig_terminal_setup_exec(root, procfd, p, err);
+		if (master < 0 ||
+		    brig_sync_send_fd(j->sock[1], BRIG_SYNC_PTY_MASTER, master, err) < 0)
+			return -1;
+	}
+	if (brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
+	    brig_apply_scheduler(p, &j->plan, err) < 0 || brig_apply_ioprio(&j->plan, err) < 0 ||
+	    brig_apply_cpu_affinity(j->plan.cpus_initial, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
+	    brig_apparmor_set_exec(procfd, p->apparmor_profile, err) < 0 ||
+	    brig_selinux_set_exec(procfd, p->selinux_label, err) < 0)
+		return -1;
+	/* the container's filter: before the capabilities go when it needs
+	 * CAP_SYS_ADMIN to load (no no_new_privs), else last of all */
+	if (j->seccomp.insns && !nnp && brig_seccomp_load(&j->seccomp, err) < 0)
+		return -1;
+	if (brig_apply_bounding(&j->plan.caps, err) < 0 || brig_apply_user(p, true, err) < 0 ||
+	    brig_apply_capabilities(&j->plan.caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
+		return -1;
+	*path = brig_exec_lookup(p, err);
+	(void)o;
+	return *path ? 0 : -1;
+}
+
+__attribute__((noreturn)) static void child_main(struct exec_job *j, const struct brig_exec_opts *o)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	const struct brig_process *p = &j->proc;
+	char *path = NULL, **env;
+
+	if (child_setup(j, o, &path, &err) < 0) {
+		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
+		_exit(1);
+	}
+	env = brig_exec_env(p, NULL);
+	if (brig_sync_send(j->sock[1], BRIG_SYNC_READY, NULL, &err) < 0)
+		_exit(1);
+	close(j->sock[1]);
+	if (brig_apply_cpu_affinity(j->plan.cpus_final, &err) < 0 ||
+	    brig_fds_prepare(o->preserve_fds, &err) < 0)
+		goto late_fail;
+	brig_reset_signals();
+	sigprocmask(SIG_SETMASK, &j->saved_mask, NULL);
+	if (j->seccomp.insns && p->no_new_privileges && brig_seccomp_load(&j->seccomp, &err) < 0)
+		goto late_fail;
+	execve(path, (char *const *)p->args, env);
+	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);
+late_fail:
+	dprintf(STDERR_FILENO, "brig: %s\n", err.msg);
+	_exit(err.errnum == ENOENT ? 127 : 126);
+}
+
+/* ------------------------------------------------------------ the parent */
+
+/* The container, if it can take a process (runc's wording otherwise). */
+static int load_container(struct exec_job *j, const struct brig_context *ctx,
+                          const struct brig_exec_opts *o, struct brig_error *err)
+{
+	enum brig_status status;
+
+	if (brig_store_open(&j->st, ctx->root, false, err) < 0 ||
+	    brig_store_lookup(&j->st, o->id, BRIG_LOCK_SHARED, &j->e, err) < 0 ||
+	    brig_entry_load(&j->e, &j->s, err) < 0)
+		return -1;
+	status = brig_state_status(j->s);
+	if (status == BRIG_STATUS_STOPPED)
+		return brig_error_set(err, "cannot exec in a stopped container");
+	if (status == BRIG_STATUS_PAUSED && !o->ignore_paused)
+		return brig_error_set(err, "cannot exec in a paused container (use --ignore-paused "
+		                           "to override)");
+	j->initfd = brig_open_init(j->s);
+	if (j->initfd < 0)
+		return brig_error_set(err, "cannot exec in a stopped container");
+	j->cfg = brig_config_load(j->e.dirfd, "config.json", "config.json", err);
+	if (!j->cfg)
+		return brig_error_wrap(err, "the container's saved config");
+	if (j->cfg->linux && j->cfg->linux->n_uid_mappings)
+		return brig_error_set(err, "exec into a container with a user namespace is not "
+		                           "implemented yet");
+	return brig_cgroup_from_state(j->s, &j->cg, err);
+}
+
+/* The cgroup the process is born in: the container's v2 one, or with
+ * --cgroup a sub-cgroup of it ("path", or "controller:path" on v1 where
+ * only the v2 form is taken here). */
+static int cgroup_fd(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
+{
+	for (size_t i = 0; i < j->cg.n; i++) {
+		_cleanup_free_ char *dir = NULL;
+
+		if (!j->cg.h[i].v2)
+			continue;
+		if (o->cgroup && (strstr(o->cgroup, "..") || o->cgroup[0] == '/'))
+			return brig_error_usage(err, "invalid value \"%s\" for flag --cgroup",
+			                        o->cgroup);
+		dir = o->cgroup ? brig_xasprintf("%s/%s", j->cg.h[i].dir, o->cgroup)
+		                : brig_xstrdup(j->cg.h[i].dir);
+		j->cgfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (j->cgfd < 0)
+			return brig_error_setp(err, errno, "open cgroup \"%s\"", dir);
+		return 0;
+	}
+	return 0;
+}
+
+/* v1 hierarchies: the pid written in, before the child goes on. */
+static int cgroup_enter(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
+{
+	for (size_t i = 0; i < j->cg.n; i++) {
+		struct brig_cg_hier h = j->cg.h[i];
+		_cleanup_free_ char *dir = NULL;
+		_cleanup_free_ char *path = NULL;
+		char pid[16];
+		int n = snprintf(pid, sizeof(pid), "%d", (int)j->pid);
+
+		if (h.v2 && j->cgfd >= 0)
+			continue;
+		dir = o->cgroup ? brig_xasprintf("%s/%s", h.dir, o->cgroup) : brig_xstrdup(h.dir);
+		path = brig_xasprintf("%s/cgroup.procs", dir);
+		{
+			_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+
+			if (fd < 0 || write(fd, pid, (size_t)n) != n)
+				return brig_error_setp(err, errno, "join cgroup \"%s\"", dir);
+		}
+	}
+	return 0;
+}
+
+/* Join (for the clone) the pid and time namespaces of the init; @saved
+ * keeps brig's own, put back by leave_ns(). */
+static int enter_ns(int initfd, int saved[2], struct brig_error *err)
+{
+	saved[0] = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	saved[1] = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+	if (saved[0] < 0)
+		return brig_error_setp(err, errno, "open \"/proc/self/ns/pid_for_children\"");
+	if (setns(initfd, saved[1] >= 0 ? PARENT_NS : CLONE_NEWPID) < 0)
+		return brig_error_setp(err, errno, "join the container's pid namespace");
+	return 0;
+}
+
+static void leave_ns(int saved[2])
+{
+	if (saved[0] >= 0) {
+		setns(saved[0], CLONE_NEWPID);
+		close(saved[0]);
+	}
+	if (saved[1] >= 0) {
+		setns(saved[1], CLONE_NEWTIME);
+		close(saved[1]);
+	}
+	saved[0] = saved[1] = -1;
+}
+
+static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
+{
+	struct clone_args ca = {
+		.flags = CLONE_PIDFD,
+		.pidfd = (uint64_t)(uintptr_t)&j->pidfd,
+		.exit_signal = SIGCHLD,
+	};
+	int saved[2] = { -1, -1 };
+
+	if (j->cgfd >= 0) {
+		ca.flags |= CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)j->cgfd;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->sock) < 0)
+		return brig_error_setp(err, errno, "socketpair");
+	/* born non-dumpable: nothing in the container opens /proc/<pid>/exe,
+	 * brig's own binary, before execve replaces it (CVE-2019-5736) */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
+	if (enter_ns(j->initfd, saved, err) < 0) {
+		leave_ns(saved);
+		return -1;
+	}
+	j->pid = brig_clone3(&ca);
+	if (j->pid != 0)
+		leave_ns(saved);
+	if (j->pid < 0)
+		return brig_error_setp(err, errno, "clone3");
+	if (j->pid == 0) {
+		for (int i = 0; i < 2; i++)
+			if (saved[i] >= 0)
+				close(saved[i]);
+		close(j->sock[0]);
+		close(j->e.dirfd);
+		close(j->st.rootfd);
+		if (j->console >= 0)
+			close(j->console);
+		if (j->cgfd >= 0)
+			close(j->cgfd);
+		child_main(j, o);
+	}
+	close(TAKE_FD(j->sock[1]));
+	return 0;
+}
+
+/* The pty master: to --console-socket, or kept for the relay. */
+static int receive_master(struct exec_job *j, struct brig_error *err)
+{
+	if (!j->proc.terminal)
+		return 0;
+	j->master = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_PTY_MASTER, "exec process", err);
+	if (j->master < 0)
+		return -1;
+	if (j->console < 0) {
+		brig_console_prepare(j->master);
+		return 0;
+	}
+	if (brig_console_send(j->console, j->master, err) < 0)
+		return -1;
+	close(TAKE_FD(j->master));
+	return 0;
+}
+
+int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_opts *o, int *status,
+                        struct brig_error *err)
+{
+	struct exec_job j = { .e = BRIG_ENTRY_INIT,
+		              .cg = BRIG_CGROUP_INIT,
+		              .arena = BRIG_ARENA_INIT,
+		              .initfd = -1,
+		              .cgfd = -1,
+		              .pidfd = -1,
+		              .console = -1,
+		              .master = -1,
+		              .sock = { -1, -1 } };
+	const struct brig_linux *lx;
+	sigset_t fwd;
+	int r = -1;
+
+	j.st.rootfd = -1;
+	if (load_container(&j, ctx, o, err) < 0 || build_process(&j, o, err) < 0)
+		goto out;
+	lx = j.cfg->linux;
+	if (brig_console_check(j.proc.terminal, o->detach, o->console_socket, err) < 0 ||
+	    brig_selinux_check(j.proc.selinux_label, err) < 0 ||
+	    brig_apparmor_check(j.proc.apparmor_profile, err) < 0 ||
+	    brig_process_prepare(&j.proc, NULL, &j.plan, err) < 0)
+		goto out;
+	if (lx && lx->seccomp) {
+		if (brig_seccomp_prepare(lx->seccomp, j.st.rootfd, &j.seccomp, err) < 0)
+			goto out;
+		if (j.seccomp.notify) {
+			brig_error_set(err,
+			               "exec into a container whose seccomp filter notifies is "
+			               "not implemented yet");
+			goto out;
+		}
+	}
+	if (o->console_socket && *o->console_socket &&
+	    (j.console = brig_console_connect(o->console_socket, err)) < 0)
+		goto out;
+	if (cgroup_fd(&j, o, err) < 0)
+		goto out;
+	/* the state may change under us from here on: no lock is held while
+	 * the process runs (delete kills it with the rest of the cgroup) */
+	brig_forwarded_signals(&fwd);
+	if (!o->detach) {
+		sigprocmask(SIG_BLOCK, &fwd, &j.saved_mask);
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sigismember(&fwd, sig))
+				signal(sig, SIG_DFL);
+	} else {
+		sigprocmask(SIG_BLOCK, NULL, &j.saved_mask);
+	}
+	if (spawn(&j, o, err) < 0)
+		goto out;
+	if (cgroup_enter(&j, o, err) < 0 ||
+	    brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
+	    receive_master(&j, err) < 0 ||
+	    brig_sync_expect(j.sock[0], BRIG_SYNC_READY, "exec process", err) < 0 ||
+	    (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0)) {
+		pidfd_send_signal(j.pidfd, SIGKILL, NULL, 0);
+		waitpid(j.pid, NULL, 0);
+		goto out;
+	}
+	brig_entry_release(&j.e);
+	if (o->detach) {
+		r = 0;
+		goto out;
+	}
+	r = brig_wait_foreground(j.pidfd, &fwd, j.master, status, err);
+out:
+	job_release(&j);
+	return r;
+}
