@@ -32,6 +32,7 @@
 #include "linux/seccomp.h"
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
+#include "linux/userns.h"
 #include "spec/spec.h"
 #include "state.h"
 #include "sync.h"
@@ -395,8 +396,11 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		close(j->fifo);
 		j->fifo = -1;
 	}
-	/* the v1 hierarchies, before the init does anything */
-	if (brig_cgroup_enter(&j->cg, j->pid, err) < 0)
+	/* the v1 hierarchies, before the init does anything; the id maps of
+	 * its user namespace */
+	if (brig_cgroup_enter(&j->cg, j->pid, err) < 0 ||
+	    (j->ns.is_new[BRIG_NS_USER] &&
+	     brig_userns_write_maps(j->pid, j->bundle.config->linux, err) < 0))
 		return -1;
 	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
 	    create_runtime_hooks(j, o->id, err) < 0 || receive_pty_master(j, err) < 0 ||

@@ -12,6 +12,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
 #include "linux/terminal.h"
+#include "linux/userns.h"
 #include "spec/spec.h"
 #include "spec/state.h"
 #include "state.h"
@@ -54,6 +56,7 @@ struct exec_job {
 	int initfd, cgfd, pidfd, console, master;
 	int sock[2];
 	pid_t pid;
+	bool own_userns; /* the container has a user namespace of its own */
 	sigset_t saved_mask;
 };
 
@@ -225,8 +228,9 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	bool nnp = p->no_new_privileges;
 	_cleanup_close_ int procfd = -1;
 
-	/* every namespace of the init at once, its root and cwd with them */
-	if (setns(j->initfd, CHILD_NS) < 0)
+	/* every namespace of the init at once (the kernel takes the user one
+	 * first), its root and cwd with them */
+	if (setns(j->initfd, CHILD_NS | (j->own_userns ? CLONE_NEWUSER : 0)) < 0)
 		return brig_error_setp(err, errno, "join the container's namespaces");
 	close(TAKE_FD(j->initfd));
 	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", err) < 0)
@@ -257,7 +261,8 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	 * CAP_SYS_ADMIN to load (no no_new_privs), else last of all */
 	if (j->seccomp.insns && !nnp && brig_seccomp_load(&j->seccomp, err) < 0)
 		return -1;
-	if (brig_apply_bounding(&j->plan.caps, err) < 0 || brig_apply_user(p, true, err) < 0 ||
+	if (brig_apply_bounding(&j->plan.caps, err) < 0 ||
+	    brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0 ||
 	    brig_apply_capabilities(&j->plan.caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
 		return -1;
 	*path = brig_exec_lookup(p, err);
@@ -295,6 +300,17 @@ late_fail:
 
 /* ------------------------------------------------------------ the parent */
 
+/* Whether the init has a user namespace other than brig's. */
+static bool own_userns(pid_t pid)
+{
+	char path[64];
+	struct stat mine, theirs;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+	return stat(path, &theirs) == 0 && stat("/proc/self/ns/user", &mine) == 0 &&
+	       (theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev);
+}
+
 /* The container, if it can take a process (runc's wording otherwise). */
 static int load_container(struct exec_job *j, const struct brig_context *ctx,
                           const struct brig_exec_opts *o, struct brig_error *err)
@@ -317,9 +333,7 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
 	j->cfg = brig_config_load(j->e.dirfd, "config.json", "config.json", err);
 	if (!j->cfg)
 		return brig_error_wrap(err, "the container's saved config");
-	if (j->cfg->linux && j->cfg->linux->n_uid_mappings)
-		return brig_error_set(err, "exec into a container with a user namespace is not "
-		                           "implemented yet");
+	j->own_userns = own_userns(j->s->pid);
 	return brig_cgroup_from_state(j->s, &j->cg, err);
 }
 

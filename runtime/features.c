@@ -86,12 +86,10 @@ static void write_linux(struct brig_jsonw *w)
 {
 	brig_jsonw_key(w, "linux");
 	brig_jsonw_object_begin(w);
-	/* user namespaces arrive with id mappings */
 	brig_jsonw_key(w, "namespaces");
 	brig_jsonw_array_begin(w);
 	for (int t = 0; t < BRIG_NS_N_TYPES; t++)
-		if (t != BRIG_NS_USER)
-			brig_jsonw_string(w, brig_ns_type_name(t));
+		brig_jsonw_string(w, brig_ns_type_name(t));
 	brig_jsonw_array_end(w);
 	write_capabilities(w);
 	brig_jsonw_key(w, "cgroup");

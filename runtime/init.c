@@ -32,6 +32,7 @@
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
 #include "linux/terminal.h"
+#include "linux/userns.h"
 #include "spec/spec.h"
 #include "sync.h"
 #include "util/cleanup.h"
@@ -351,6 +352,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	_cleanup_close_ int devnull = -1;
 
 	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
+	    (a->ns->is_new[BRIG_NS_USER] && brig_userns_become_root(err) < 0) ||
 	    brig_ns_enter_child(a->ns, err) < 0 || set_names(cfg, err) < 0)
 		return -1;
 	rootfd = rootfs_prepare(a, err);
@@ -410,7 +412,8 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
 	    set_exec_labels(procfd, p, err) < 0 ||
 	    (seccomp_when(a) == SECCOMP_BEFORE_CAPS && load_seccomp(a, err) < 0) ||
-	    brig_apply_bounding(&a->plan->caps, err) < 0 || brig_apply_user(p, true, err) < 0 ||
+	    brig_apply_bounding(&a->plan->caps, err) < 0 ||
+	    brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0 ||
 	    brig_apply_capabilities(&a->plan->caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
 		return -1;
 	*exec_path = brig_exec_lookup(p, err);

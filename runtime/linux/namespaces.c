@@ -130,9 +130,9 @@ static int check_dependents(const struct brig_config *cfg, const struct brig_ns_
 	if ((lx->n_uid_mappings || lx->n_gid_mappings) && !plan->is_new[BRIG_NS_USER])
 		return brig_error_set(err, "config.json: linux.uidMappings: requires a new user "
 		                           "namespace");
-	if (plan->is_new[BRIG_NS_USER])
-		return brig_error_set(err, "config.json: linux.namespaces: user namespaces are not "
-		                           "implemented yet");
+	if (plan->is_new[BRIG_NS_USER] && (!lx->n_uid_mappings || !lx->n_gid_mappings))
+		return brig_error_set(err, "config.json: linux.uidMappings: a new user namespace "
+		                           "needs uidMappings and gidMappings");
 	if (plan->join_fd[BRIG_NS_USER] >= 0 && plan->is_new[BRIG_NS_PID])
 		return brig_error_set(err, "config.json: linux.namespaces: a new pid namespace "
 		                           "inside a joined user namespace is not supported");
