@@ -27,6 +27,7 @@
 #include "hooks/hooks.h"
 #include "init.h"
 #include "linux/apparmor.h"
+#include "linux/idmap.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/seccomp.h"
@@ -327,6 +328,23 @@ static int receive_pty_master(struct create_job *j, struct brig_error *err)
 	return 0;
 }
 
+/* Idmapped mounts are made here, privileged over their sources, and sent
+ * to the init in the order of config.json (linux/idmap.h). */
+static int send_idmapped_mounts(struct create_job *j, struct brig_error *err)
+{
+	const struct brig_config *cfg = j->bundle.config;
+	int *fds = NULL;
+	int r = 0;
+
+	if (brig_idmap_prepare(cfg, j->bundle.path, j->pid, &fds, err) < 0)
+		return -1;
+	for (size_t i = 0; fds && i < cfg->n_mounts && r == 0; i++)
+		if (fds[i] >= 0)
+			r = brig_sync_send_fd(j->sock[0], BRIG_SYNC_MOUNT_FD, fds[i], err);
+	brig_idmap_release(fds, cfg->n_mounts);
+	return r;
+}
+
 static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
                       const sigset_t *saved_mask, struct brig_error *err)
 {
@@ -403,8 +421,8 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	     brig_userns_write_maps(j->pid, j->bundle.config->linux, err) < 0))
 		return -1;
 	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
-	    create_runtime_hooks(j, o->id, err) < 0 || receive_pty_master(j, err) < 0 ||
-	    seccomp_listener(j, o->id, err) < 0 ||
+	    send_idmapped_mounts(j, err) < 0 || create_runtime_hooks(j, o->id, err) < 0 ||
+	    receive_pty_master(j, err) < 0 || seccomp_listener(j, o->id, err) < 0 ||
 	    brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err) < 0)
 		return -1;
 	return 0;

@@ -116,7 +116,7 @@ static void write_linux(struct brig_jsonw *w)
 	write_enabled(w, "intelRdt", false);
 	brig_jsonw_key(w, "mountExtensions");
 	brig_jsonw_object_begin(w);
-	write_enabled(w, "idmap", false);
+	write_enabled(w, "idmap", true);
 	brig_jsonw_object_end(w);
 	brig_jsonw_object_end(w);
 }
@@ -162,10 +162,7 @@ char *brig_features_json(void)
 	brig_jsonw_key(&w, "mountOptions");
 	brig_jsonw_array_begin(&w);
 	for (size_t i = 0; brig_mount_option_names[i]; i++)
-		/* idmapped mounts arrive with user namespaces */
-		if (strcmp(brig_mount_option_names[i], "idmap") &&
-		    strcmp(brig_mount_option_names[i], "ridmap"))
-			brig_jsonw_string(&w, brig_mount_option_names[i]);
+		brig_jsonw_string(&w, brig_mount_option_names[i]);
 	brig_jsonw_array_end(&w);
 	write_linux(&w);
 	write_annotations(&w);

@@ -21,6 +21,7 @@
 
 #include "hooks/hooks.h"
 #include "linux/apparmor.h"
+#include "linux/idmap.h"
 #include "linux/devices.h"
 #include "linux/mountinfo.h"
 #include "linux/mounts.h"
@@ -341,6 +342,28 @@ static void start_hooks_failed(const struct brig_init_args *a, const struct brig
 	}
 }
 
+/* The idmapped mounts brig made (linux/idmap.h), one per such entry of
+ * config.json, in order: @fds[i] for mounts[i], else -1. */
+static int receive_idmapped(const struct brig_init_args *a, int **fds, struct brig_error *err)
+{
+	const struct brig_config *cfg = a->cfg;
+
+	*fds = NULL;
+	if (!brig_idmap_count(cfg))
+		return 0;
+	*fds = brig_xcalloc(cfg->n_mounts, sizeof(**fds));
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		(*fds)[i] = -1;
+		if (brig_idmap_wanted(&cfg->mounts[i])) {
+			(*fds)[i] =
+			    brig_sync_expect_fd(a->sync_fd, BRIG_SYNC_MOUNT_FD, "brig", err);
+			if ((*fds)[i] < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int setup(const struct brig_init_args *a, char **exec_path, struct brig_error *err)
 {
 	const struct brig_config *cfg = a->cfg;
@@ -350,8 +373,10 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	_cleanup_close_ int rootfd = -1;
 	_cleanup_close_ int procfd = -1;
 	_cleanup_close_ int devnull = -1;
+	int *idmapped = NULL; /* kept open until execve closes them */
 
 	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
+	    receive_idmapped(a, &idmapped, err) < 0 ||
 	    (a->ns->is_new[BRIG_NS_USER] && brig_userns_become_root(err) < 0) ||
 	    brig_ns_enter_child(a->ns, err) < 0 || set_names(cfg, err) < 0)
 		return -1;
@@ -372,6 +397,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	env.new_cgroupns = a->ns->is_new[BRIG_NS_CGROUP];
 	env.new_ipcns = a->ns->is_new[BRIG_NS_IPC];
 	env.mount_label = lx ? lx->mount_label : NULL;
+	env.premade = idmapped;
 	/* masks and read-only paths are made before pivot_root, from the
 	 * rootfs fd: the host's /dev/null must still be in this mount
 	 * namespace to be cloned over the masked files */

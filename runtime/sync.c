@@ -37,6 +37,8 @@ const char *brig_sync_step_name(enum brig_sync_step step)
 		return "CREATE_RUNTIME_HOOKS_DONE";
 	case BRIG_SYNC_PTY_MASTER:
 		return "PTY_MASTER";
+	case BRIG_SYNC_MOUNT_FD:
+		return "MOUNT_FD";
 	case BRIG_SYNC_ERROR:
 		return "ERROR";
 	}

@@ -7,8 +7,12 @@
  *    ------------------------                 ----------------------
  *    clone3(namespaces, CLONE_PIDFD) ------->  born non-dumpable, in its
  *                                              namespaces; waits
+ *    [v1 cgroups: write the pid]
  *    [user ns: write uid/gid maps]
- *    MAPS_DONE ----------------------------->  joins, hostname, mounts,
+ *    MAPS_DONE ----------------------------->  [user ns: becomes its root]
+ *    [idmapped mounts, made here,              joins, unshares the cgroup
+ *     each: MOUNT_FD + the mount] ---------->  ns; hostname, mounts (the
+ *                                              idmapped ones attached),
  *                                              devices
  *    [only with prestart, createRuntime,       [the same condition]
  *     createContainer or startContainer
@@ -68,6 +72,7 @@ enum brig_sync_step {
 	BRIG_SYNC_CREATE_RUNTIME_HOOKS,
 	BRIG_SYNC_CREATE_RUNTIME_HOOKS_DONE, /* text: the init's pid */
 	BRIG_SYNC_PTY_MASTER,                /* carries the master of the container's pty */
+	BRIG_SYNC_MOUNT_FD,                  /* carries an idmapped mount (linux/idmap.h) */
 };
 
 /* "MAPS_DONE", "READY", ... */

@@ -660,6 +660,7 @@ struct mount_req {
 	bool target_existed; /* the destination was there before brig */
 	const char *type;    /* the filesystem type, NULL for a bind */
 	bool bind;
+	int premade; /* an idmapped tree from brig, or -1 */
 };
 
 static int check_proc_destination(const struct mount_req *r, const char *type, bool bind,
@@ -817,9 +818,11 @@ static int mount_bind(struct mount_req *r, struct brig_error *err)
 			                      source);
 		source = abs = brig_xasprintf("%s/%s", r->env->bundle, source);
 	}
-	tree = bind_open(source, r->fl.rbind, err);
+	/* an idmapped mount comes ready from brig (linux/idmap.h) */
+	tree = r->premade >= 0 ? fcntl(r->premade, F_DUPFD_CLOEXEC, 3)
+	                       : bind_open(source, r->fl.rbind, err);
 	if (tree < 0)
-		return -1;
+		return r->premade >= 0 ? brig_error_setp(err, errno, "dup") : -1;
 	if (fstat(tree, &st) < 0)
 		return brig_error_setp(err, errno, "stat \"%s\"", source);
 	if (resolve_target(r, S_ISDIR(st.st_mode) ? BRIG_MKPATH_DIR : BRIG_MKPATH_FILE, err) < 0)
@@ -1143,10 +1146,10 @@ static int mount_cgroup(struct mount_req *r, struct brig_error *err)
 
 /* ------------------------------------------------------------- setup */
 
-static int mount_one(const struct brig_mount *m, const struct brig_mount_env *env,
+static int mount_one(const struct brig_mount *m, int premade, const struct brig_mount_env *env,
                      struct brig_error *err)
 {
-	struct mount_req r = { .m = m, .env = env, .targetfd = -1 };
+	struct mount_req r = { .m = m, .env = env, .targetfd = -1, .premade = premade };
 	const char *type = m->type && m->type[0] ? m->type : NULL;
 	_cleanup_close_ int mnt = -1;
 	bool bind = false;
@@ -1155,8 +1158,9 @@ static int mount_one(const struct brig_mount *m, const struct brig_mount_env *en
 	if (brig_mount_flags_parse(m->options, m->n_options, &r.fl, err) < 0)
 		goto out;
 	bind = r.fl.bind || r.fl.rbind || (type && !strcmp(type, "bind"));
-	if (r.fl.idmap || r.fl.ridmap || m->n_uid_mappings || m->n_gid_mappings) {
-		brig_error_set(err, "idmapped mounts are not implemented yet");
+	if ((r.fl.idmap || r.fl.ridmap || m->n_uid_mappings || m->n_gid_mappings) &&
+	    (!bind || premade < 0)) {
+		brig_error_set(err, "idmap: only bind mounts can be idmapped");
 		goto out;
 	}
 	r.type = bind ? NULL : type;
@@ -1194,7 +1198,7 @@ int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env
                       struct brig_error *err)
 {
 	for (size_t i = 0; i < cfg->n_mounts; i++)
-		if (mount_one(&cfg->mounts[i], env, err) < 0)
+		if (mount_one(&cfg->mounts[i], env->premade ? env->premade[i] : -1, env, err) < 0)
 			return -1;
 	return 0;
 }

@@ -62,6 +62,8 @@ struct brig_mount_env {
 	bool new_cgroupns;       /* cgroup: a namespaced mount, else binds */
 	bool new_ipcns;          /* mqueue: the container's own, to be labelled */
 	const char *mount_label; /* linux.mountLabel (SELinux), or NULL */
+	const int *premade;      /* per mount: an idmapped tree made by brig
+	                          * (linux/idmap.h), else -1; NULL: none */
 };
 
 /* Make every entry of cfg->mounts, in order.  Errors name the mount:

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "linux/idmap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "linux/mounts.h"
+#include "linux/syscalls.h"
+#include "linux/userns.h"
+#include "spec/spec.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+
+bool brig_idmap_wanted(const struct brig_mount *m)
+{
+	struct brig_mount_flags fl;
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	bool bind;
+
+	if (brig_mount_flags_parse(m->options, m->n_options, &fl, &ignored) < 0) {
+		brig_error_release(&ignored);
+		return false;
+	}
+	bind = fl.bind || fl.rbind || (m->type && !strcmp(m->type, "bind"));
+	return bind && (fl.idmap || fl.ridmap || m->n_uid_mappings || m->n_gid_mappings);
+}
+
+size_t brig_idmap_count(const struct brig_config *cfg)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		n += brig_idmap_wanted(&cfg->mounts[i]);
+	return n;
+}
+
+/*
+ * A user namespace with the mount's own mappings: a child that makes one
+ * and waits, its maps written from here, its namespace kept by fd.
+ */
+static int mappings_userns(const struct brig_mount *m, struct brig_error *err)
+{
+	struct brig_linux maps = {
+		.uid_mappings = m->uid_mappings,
+		.n_uid_mappings = m->n_uid_mappings,
+		.gid_mappings = m->gid_mappings,
+		.n_gid_mappings = m->n_gid_mappings,
+	};
+	struct clone_args ca = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+	int pipefd[2], fd = -1;
+	char path[64];
+	pid_t pid;
+
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return brig_error_setp(err, errno, "pipe");
+	pid = brig_clone3(&ca);
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return brig_error_setp(err, errno, "clone3(CLONE_NEWUSER)");
+	}
+	if (pid == 0) {
+		char c;
+
+		close(pipefd[1]);
+		(void)!read(pipefd[0], &c, 1); /* until the parent is done */
+		_exit(0);
+	}
+	close(pipefd[0]);
+	if (brig_userns_write_maps(pid, &maps, err) == 0) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			brig_error_setp(err, errno, "open \"%s\"", path);
+	}
+	close(pipefd[1]);
+	waitpid(pid, NULL, 0);
+	return fd;
+}
+
+/* One idmapped mount: a detached clone of the source, idmapped. */
+static int idmapped_tree(const struct brig_mount *m, const char *bundle, pid_t init,
+                         struct brig_error *err)
+{
+	struct brig_mount_flags fl;
+	_cleanup_free_ char *abs = NULL;
+	_cleanup_close_ int userns = -1, tree = -1;
+	const char *source = m->source;
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP };
+
+	if (brig_mount_flags_parse(m->options, m->n_options, &fl, err) < 0)
+		return -1;
+	if (!source || !*source)
+		return brig_error_set(err, "a bind mount needs a source");
+	if (source[0] != '/')
+		source = abs = brig_xasprintf("%s/%s", bundle, source);
+	if (m->n_uid_mappings || m->n_gid_mappings) {
+		if (!m->n_uid_mappings || !m->n_gid_mappings)
+			return brig_error_set(err, "an idmapped mount needs uidMappings and "
+			                           "gidMappings");
+		userns = mappings_userns(m, err);
+	} else {
+		char path[64];
+
+		/* "idmap" alone: the container's own mappings */
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)init);
+		userns = open(path, O_RDONLY | O_CLOEXEC);
+		if (userns < 0)
+			return brig_error_setp(err, errno, "open \"%s\"", path);
+	}
+	if (userns < 0)
+		return -1;
+	tree = open_tree(AT_FDCWD, source,
+	                 OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (fl.rbind ? AT_RECURSIVE : 0));
+	if (tree < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", source);
+	attr.userns_fd = (uint64_t)userns;
+	if (mount_setattr(tree, "", AT_EMPTY_PATH | (fl.ridmap ? AT_RECURSIVE : 0), &attr,
+	                  sizeof(attr)) < 0)
+		return brig_error_setp(err, errno, "idmap \"%s\"", source);
+	return TAKE_FD(tree);
+}
+
+int brig_idmap_prepare(const struct brig_config *cfg, const char *bundle, pid_t init, int **out,
+                       struct brig_error *err)
+{
+	int *fds;
+
+	*out = NULL;
+	if (!brig_idmap_count(cfg))
+		return 0;
+	fds = brig_xcalloc(cfg->n_mounts, sizeof(*fds));
+	for (size_t i = 0; i < cfg->n_mounts; i++)
+		fds[i] = -1;
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		if (!brig_idmap_wanted(&cfg->mounts[i]))
+			continue;
+		fds[i] = idmapped_tree(&cfg->mounts[i], bundle, init, err);
+		if (fds[i] < 0) {
+			brig_error_wrap(err, "config.json: mounts[%zu]", i);
+			brig_idmap_release(fds, cfg->n_mounts);
+			return -1;
+		}
+	}
+	*out = fds;
+	return 0;
+}
+
+void brig_idmap_release(int *fds, size_t n)
+{
+	for (size_t i = 0; fds && i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
+}
