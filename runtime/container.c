@@ -380,8 +380,13 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		return brig_error_setp(err, errno, "socketpair");
 	/* born non-dumpable: no process in the container can open
 	 * /proc/<init>/exe, brig's own binary, before execve replaces it
-	 * (CVE-2019-5736); execve makes the container's process dumpable */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	 * (CVE-2019-5736); execve makes the container's process dumpable.
+	 * An unprivileged brig must write the maps of the init's user
+	 * namespace, which the kernel allows only on a dumpable process: the
+	 * init turns non-dumpable itself once they are written, before any
+	 * other process can be in the container. */
+	args.late_nondumpable = geteuid() != 0 && j->ns.is_new[BRIG_NS_USER];
+	if (!args.late_nondumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
 	if (brig_ns_enter_parent(&j->ns, j->bundle.config->linux, saved_ns, err) < 0) {
 		brig_ns_leave_parent(saved_ns);
@@ -425,6 +430,42 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	    receive_pty_master(j, err) < 0 || seccomp_listener(j, o->id, err) < 0 ||
 	    brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err) < 0)
 		return -1;
+	return 0;
+}
+
+/* Whether brig runs rootless: --rootless true, or auto and not root. */
+static bool rootless(const struct brig_context *ctx)
+{
+	return !strcmp(ctx->rootless, "true") || (!strcmp(ctx->rootless, "auto") && geteuid() != 0);
+}
+
+/* Any limit beyond the device rules (which a rootless /dev enforces by
+ * what it holds). */
+static bool has_limits(const struct brig_resources *r)
+{
+	return r && (r->memory || r->cpu || r->has_pids || r->block_io || r->n_hugepage_limits ||
+	             r->network || r->n_rdma || r->n_unified);
+}
+
+/*
+ * The container's cgroup.  Rootless, a cgroup tree that is not delegated
+ * to the user is no error as long as the config asks for no limits: the
+ * container then shares brig's cgroup (runc's rule).
+ */
+static int make_cgroup(const struct brig_context *ctx, struct create_job *j, const char *id,
+                       struct brig_error *err)
+{
+	const struct brig_linux *lx = j->bundle.config->linux;
+	int e;
+
+	if (brig_cgroup_create(lx, id, ctx->systemd_cgroup, &j->cg, err) == 0)
+		return 0;
+	e = err->errnum;
+	if (!rootless(ctx) || ctx->systemd_cgroup || (e != EACCES && e != EPERM && e != EROFS) ||
+	    has_limits(lx ? lx->resources : NULL))
+		return -1;
+	brig_debug("rootless: no cgroup (%s)", err->msg);
+	brig_error_release(err);
 	return 0;
 }
 
@@ -537,7 +578,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	j.claimed = true;
 	if (keep_config(&j, err) < 0)
 		goto fail;
-	if (brig_cgroup_create(j.bundle.config->linux, o->id, ctx->systemd_cgroup, &j.cg, err) < 0)
+	if (make_cgroup(ctx, &j, o->id, err) < 0)
 		goto fail;
 	if (!o->run) {
 		if (mkfifoat(j.entry.dirfd, EXEC_FIFO, 0600) < 0) {

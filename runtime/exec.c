@@ -57,6 +57,8 @@ struct exec_job {
 	int sock[2];
 	pid_t pid;
 	bool own_userns; /* the container has a user namespace of its own */
+	int ns_child;    /* CLONE_NEW* the child joins: the init's that differ */
+	int ns_parent;   /* the same for pid and time, joined by brig */
 	sigset_t saved_mask;
 };
 
@@ -230,7 +232,7 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 
 	/* every namespace of the init at once (the kernel takes the user one
 	 * first), its root and cwd with them */
-	if (setns(j->initfd, CHILD_NS | (j->own_userns ? CLONE_NEWUSER : 0)) < 0)
+	if (j->ns_child && setns(j->initfd, j->ns_child) < 0)
 		return brig_error_setp(err, errno, "join the container's namespaces");
 	close(TAKE_FD(j->initfd));
 	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", err) < 0)
@@ -300,15 +302,32 @@ late_fail:
 
 /* ------------------------------------------------------------ the parent */
 
-/* Whether the init has a user namespace other than brig's. */
-static bool own_userns(pid_t pid)
+/* The namespaces of @flags in which the init is not where brig is: only
+ * those are joined (joining one's own can need privileges over it). */
+static int other_ns(pid_t pid, int flags)
 {
-	char path[64];
-	struct stat mine, theirs;
+	static const struct {
+		int flag;
+		const char *name;
+	} ns[] = { { CLONE_NEWUSER, "user" }, { CLONE_NEWNS, "mnt" },
+		   { CLONE_NEWIPC, "ipc" },   { CLONE_NEWUTS, "uts" },
+		   { CLONE_NEWNET, "net" },   { CLONE_NEWCGROUP, "cgroup" },
+		   { CLONE_NEWPID, "pid" },   { CLONE_NEWTIME, "time" } };
+	int out = 0;
 
-	snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
-	return stat(path, &theirs) == 0 && stat("/proc/self/ns/user", &mine) == 0 &&
-	       (theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev);
+	for (size_t i = 0; i < ARRAY_SIZE(ns); i++) {
+		char path[64], mine_path[64];
+		struct stat mine, theirs;
+
+		if (!(flags & ns[i].flag))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns[i].name);
+		snprintf(mine_path, sizeof(mine_path), "/proc/self/ns/%s", ns[i].name);
+		if (stat(path, &theirs) == 0 && stat(mine_path, &mine) == 0 &&
+		    (theirs.st_ino != mine.st_ino || theirs.st_dev != mine.st_dev))
+			out |= ns[i].flag;
+	}
+	return out;
 }
 
 /* The container, if it can take a process (runc's wording otherwise). */
@@ -333,7 +352,9 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
 	j->cfg = brig_config_load(j->e.dirfd, "config.json", "config.json", err);
 	if (!j->cfg)
 		return brig_error_wrap(err, "the container's saved config");
-	j->own_userns = own_userns(j->s->pid);
+	j->ns_child = other_ns(j->s->pid, CHILD_NS | CLONE_NEWUSER);
+	j->ns_parent = other_ns(j->s->pid, PARENT_NS);
+	j->own_userns = j->ns_child & CLONE_NEWUSER;
 	return brig_cgroup_from_state(j->s, &j->cg, err);
 }
 
@@ -386,13 +407,26 @@ static int cgroup_enter(struct exec_job *j, const struct brig_exec_opts *o, stru
 
 /* Join (for the clone) the pid and time namespaces of the init; @saved
  * keeps brig's own, put back by leave_ns(). */
-static int enter_ns(int initfd, int saved[2], struct brig_error *err)
+static int enter_ns(struct exec_job *j, int saved[2], struct brig_error *err)
 {
+	int initfd = j->initfd;
+
+	/* unprivileged (rootless), the pid namespace is not ours to join from
+	 * outside its user namespace: brig joins that too, for good (it only
+	 * waits and relays from here on) */
+	if (j->own_userns && geteuid() != 0) {
+		if (setns(initfd, CLONE_NEWUSER | j->ns_parent) < 0)
+			return brig_error_setp(err, errno, "join the container's namespaces");
+		j->ns_child &= ~CLONE_NEWUSER;
+		return 0;
+	}
+	if (!j->ns_parent)
+		return 0;
 	saved[0] = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
 	saved[1] = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
 	if (saved[0] < 0)
 		return brig_error_setp(err, errno, "open \"/proc/self/ns/pid_for_children\"");
-	if (setns(initfd, saved[1] >= 0 ? PARENT_NS : CLONE_NEWPID) < 0)
+	if (setns(initfd, j->ns_parent) < 0)
 		return brig_error_setp(err, errno, "join the container's pid namespace");
 	return 0;
 }
@@ -429,7 +463,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	 * brig's own binary, before execve replaces it (CVE-2019-5736) */
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
-	if (enter_ns(j->initfd, saved, err) < 0) {
+	if (enter_ns(j, saved, err) < 0) {
 		leave_ns(saved);
 		return -1;
 	}

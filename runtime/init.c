@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -342,6 +343,13 @@ static void start_hooks_failed(const struct brig_init_args *a, const struct brig
 	}
 }
 
+static int set_nondumpable(struct brig_error *err)
+{
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
+	return 0;
+}
+
 /* The idmapped mounts brig made (linux/idmap.h), one per such entry of
  * config.json, in order: @fds[i] for mounts[i], else -1. */
 static int receive_idmapped(const struct brig_init_args *a, int **fds, struct brig_error *err)
@@ -376,6 +384,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	int *idmapped = NULL; /* kept open until execve closes them */
 
 	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
+	    (a->late_nondumpable && set_nondumpable(err) < 0) ||
 	    receive_idmapped(a, &idmapped, err) < 0 ||
 	    (a->ns->is_new[BRIG_NS_USER] && brig_userns_become_root(err) < 0) ||
 	    brig_ns_enter_child(a->ns, err) < 0 || set_names(cfg, err) < 0)

@@ -29,6 +29,7 @@ struct brig_init_args {
 	unsigned int preserve_fds;
 	bool no_pivot;
 	bool no_new_keyring;
+	bool late_nondumpable; /* turn non-dumpable after MAPS_DONE (rootless) */
 	sigset_t saved_mask; /* the signal mask to exec with */
 };
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "linux/selfexe.h"
 #include "util/error.h"
 #include "util/log.h"
 
@@ -174,6 +175,11 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 		brig_error_usage(err, "unknown command \"%s\" (see brig --help)", g.pos[0]);
 		goto out;
 	}
+	/* the commands that make processes in a container run from a
+	 * read-only mount of brig's binary (linux/selfexe.h) */
+	if ((cmd == &brig_cmd_create || cmd == &brig_cmd_run || cmd == &brig_cmd_exec) &&
+	    brig_selfexe_protect(argv, err) < 0)
+		goto out;
 	/* everything after the command name belongs to the command */
 	for (cmd_index = 1; argv[cmd_index] != g.pos[0]; cmd_index++)
 		;

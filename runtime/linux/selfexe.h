@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * CVE-2019-5736: a container process can reach brig's own binary through
+ * /proc/<pid>/exe of a process brig made, or by running /proc/self/exe
+ * itself (a "#!/proc/self/exe" script started by exec or run: the kernel
+ * resolves it in the process that is still brig's image).  The init and
+ * exec processes are born non-dumpable, which closes the first way until
+ * execve; the second needs the binary itself to be unwritable.
+ *
+ * So create, run and exec re-execute brig once from a private, detached,
+ * read-only bind mount of its binary (open_tree + mount_setattr, no copy):
+ * from then on /proc/self/exe of brig and of every process it makes leads
+ * to a read-only mount, and opening it for writing fails with EROFS,
+ * whatever the container's privileges.  runc 1.1.12 does the same with
+ * its "bindfd"; crun copies itself into a sealed memfd.
+ */
+#ifndef BRIG_LINUX_SELFEXE_H
+#define BRIG_LINUX_SELFEXE_H
+
+struct brig_error;
+
+/*
+ * Re-execute with @argv from a read-only mount of the binary, unless it is
+ * already on one (this is the re-executed brig, or an installation on a
+ * read-only /usr).  Returns 0 without doing anything for an unprivileged
+ * brig that cannot make mounts; -1 when it could not.
+ */
+int brig_selfexe_protect(char **argv, struct brig_error *err);
+
+#endif
