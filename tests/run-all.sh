@@ -8,8 +8,11 @@
 #    (--enable-sanitizers: ASan + UBSan);
 # 3. runs `make check` in each: unit, integration and fuzz tests (the fuzzer
 #    for FUZZ_SECONDS=60 in the release build only: FUZZ_SECONDS=0 in asan);
-# 4. runs `make lint` (clang-format check + cppcheck);
-# 5. prints one result line per layer and the totals.
+# 4. after the release build's check, the "vm" layer: the scripts listed in
+#    tests/vm/TESTS run again with the release build inside a qemu guest
+#    with pure cgroup v2 (tests/vm/run.sh; SKIP when no guest can run here);
+# 5. runs `make lint` (clang-format check + cppcheck);
+# 6. prints one result line per layer and the totals.
 #
 # Environment:
 #   SKIP_APT=1          do not run apt-get
@@ -19,15 +22,19 @@
 #   JOBS                parallel make jobs (default: number of CPUs)
 #   BRIG_DISTCLEAN=1    if the source tree is configured in-tree, run
 #                       `make distclean` there first (otherwise: refuse)
+#   BRIG_VM_TIMEOUT, BRIG_VM_CACHE
+#                       the vm layer's (see tests/vm/run.sh)
 #
 # Exit status: 0 when every layer passed, 1 otherwise.  Logs stay in
-# build-*/{configure,make,check,lint}.log and build-*/test-suite.log.
+# build-*/{configure,make,check,lint}.log and build-*/test-suite.log; the vm
+# layer's in build-release/vm.log and build-release/tests/vm-results/.
 
 set -uo pipefail
 
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
-	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format valgrind"
+	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format valgrind
+	qemu-system-x86 linux-image-amd64"
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -221,6 +228,61 @@ build_and_check() {
 	say "[$name] done in $(($(date +%s) - t0))s"
 }
 
+# The "vm" layer: the scripts of tests/vm/TESTS (one path per line, from
+# the top of the source tree), run by tests/vm/run.sh with the release build
+# in a qemu guest with pure cgroup v2.  Counted from the TAP logs it leaves
+# (NAME.log, exit status in NAME.rc), plus one failure per script that did
+# not end well: exited non-zero, printed no plan or not as many results as
+# planned, or never ran (no log, or an empty one).
+run_vm() {
+	local dir="$SRC/build-release" results="$SRC/build-release/tests/vm-results"
+	local scripts=() rc p f s ran reason failed_before
+	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
+		record release vm SKIP 0 0 1 "no release build"
+		return
+	fi
+	mapfile -t scripts < <(grep -vE '^[[:space:]]*(#|$)' "$SRC/tests/vm/TESTS")
+	say "[vm] tests/vm/run.sh: ${#scripts[@]} script(s) in a qemu guest (pure cgroup v2)"
+	(cd "$SRC" && BRIG_VM_RESULTS=$results bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$dir/vm.log" 2>&1
+	rc=$?
+	if [ "$rc" -eq 77 ]; then
+		reason=$(sed -n 's/^vm: cannot run the guest: //p' "$dir/vm.log" | tail -n 1)
+		record release vm SKIP 0 0 1 "${reason:-no guest here: see $dir/vm.log}"
+		return
+	fi
+	read -r p f s ran < <(cd "$results" 2>/dev/null && find . -name '*.log' ! -name console.log -print0 |
+		xargs -0 -r awk '
+			function end_script(  rc, rcfile) {
+				if (cur == "") return
+				rcfile = cur; sub(/\.log$/, ".rc", rcfile)
+				if ((getline rc < rcfile) <= 0 || rc != 0 || plan < 0 || n != plan) f++
+				ran++
+			}
+			FNR == 1 { end_script(); cur = FILENAME; plan = -1; n = 0 }
+			/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; if (plan == 0 && /# *SKIP/) s++ }
+			/^ok/ { n++; if (/# *SKIP/) s++; else p++ }
+			/^not ok/ { n++; f++ }
+			/^Bail out!/ { f++ }
+			END { end_script(); printf "%d %d %d %d\n", p, f, s, ran }')
+	: "${p:=0}" "${f:=0}" "${s:=0}" "${ran:=0}"
+	[ "$ran" -lt "${#scripts[@]}" ] && f=$((f + ${#scripts[@]} - ran))
+	failed_before=$FAILED
+	if [ "$f" -gt 0 ]; then
+		record release vm FAIL "$p" "$f" "$s" "${#scripts[@]} script(s): $dir/vm.log"
+	elif [ "$p" -eq 0 ]; then
+		record release vm SKIP "$p" "$f" "$s" "${#scripts[@]} script(s)"
+	else
+		record release vm PASS "$p" "$f" "$s" "${#scripts[@]} script(s)"
+	fi
+	if [ "$rc" -ne 0 ]; then
+		grep -E '^(not ok|vm: )' "$dir/vm.log" | sed 's/^/    /' | head -50
+		# run.sh failed with every count green (the guest died between
+		# scripts, say): that is a failure too.
+		[ "$FAILED" -eq "$failed_before" ] &&
+			record release vm FAIL 0 1 0 "tests/vm/run.sh exited $rc: $dir/vm.log"
+	fi
+}
+
 run_lint() {
 	local dir="$SRC/build-release"
 	say "[lint] make lint"
@@ -242,6 +304,7 @@ trap 'write_totals' EXIT
 install_deps
 prepare_tree
 build_and_check release "$FUZZ_SECONDS_RELEASE"
+run_vm
 build_and_check asan 0 --enable-sanitizers
 run_lint
 print_results
