@@ -127,7 +127,10 @@ static int check_dependents(const struct brig_config *cfg, const struct brig_ns_
 	if (lx->n_time_offsets && !plan->is_new[BRIG_NS_TIME])
 		return brig_error_set(err, "config.json: linux.timeOffsets: requires a new time "
 		                           "namespace");
-	if ((lx->n_uid_mappings || lx->n_gid_mappings) && !plan->is_new[BRIG_NS_USER])
+	/* with a joined user namespace the mappings are that namespace's
+	 * (runc 1.1 even requires them there): not written again */
+	if ((lx->n_uid_mappings || lx->n_gid_mappings) && !plan->is_new[BRIG_NS_USER] &&
+	    plan->join_fd[BRIG_NS_USER] < 0)
 		return brig_error_set(err, "config.json: linux.uidMappings: requires a new user "
 		                           "namespace");
 	if (plan->is_new[BRIG_NS_USER] && (!lx->n_uid_mappings || !lx->n_gid_mappings))
@@ -166,7 +169,10 @@ int brig_ns_plan_build(const struct brig_config *cfg, struct brig_ns_plan *plan,
 		/* the cgroup namespace, once the parent has put the init in its
 		 * cgroups (v1 hierarchies cannot be entered at clone time): its
 		 * root is the container's cgroup, not the caller's */
-		if (plan->join_fd[BRIG_NS_USER] >= 0 || t == BRIG_NS_CGROUP)
+		/* the ipc namespace, once the init is the new user namespace's
+		 * root: its mqueue filesystem then belongs to that root (runc) */
+		if (plan->join_fd[BRIG_NS_USER] >= 0 || t == BRIG_NS_CGROUP ||
+		    (t == BRIG_NS_IPC && plan->is_new[BRIG_NS_USER]))
 			plan->unshare_flags |= (uint64_t)brig_ns_clone_flag(t);
 		else
 			plan->clone_flags |= (uint64_t)brig_ns_clone_flag(t);
