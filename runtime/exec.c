@@ -162,6 +162,8 @@ static int build_process(struct exec_job *j, const struct brig_exec_opts *o, str
 		*p = *j->cfg->process;
 		p->args = (const char **)o->args;
 		p->n_args = (size_t)o->n_args;
+		/* runc: a terminal only with -t, whatever the container has */
+		p->terminal = false;
 	}
 	if (o->n_env) {
 		p->env = append(&j->arena, p->env, p->n_env, o->env, o->n_env);
@@ -182,15 +184,20 @@ static int build_process(struct exec_job *j, const struct brig_exec_opts *o, str
 			                        o->user);
 	}
 	if (o->n_additional_gids) {
-		uint32_t *gids = brig_arena_array(&j->arena, o->n_additional_gids, sizeof(*gids));
+		/* added to the process's own, as runc does */
+		size_t have = p->user.n_additional_gids;
+		uint32_t *gids =
+		    brig_arena_array(&j->arena, have + o->n_additional_gids, sizeof(*gids));
 
+		if (have)
+			memcpy(gids, p->user.additional_gids, have * sizeof(*gids));
 		for (size_t i = 0; i < o->n_additional_gids; i++)
-			if (parse_id(o->additional_gids[i], &gids[i]) < 0)
+			if (parse_id(o->additional_gids[i], &gids[have + i]) < 0)
 				return brig_error_usage(
 				    err, "invalid value \"%s\" for flag --additional-gids",
 				    o->additional_gids[i]);
 		p->user.additional_gids = gids;
-		p->user.n_additional_gids = o->n_additional_gids;
+		p->user.n_additional_gids = have + o->n_additional_gids;
 	}
 	if (o->n_caps)
 		add_caps(j, o);
@@ -363,14 +370,15 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
  * only the v2 form is taken here). */
 static int cgroup_fd(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
 {
+	/* a path below the container's cgroup, on every layout */
+	if (o->cgroup && (strstr(o->cgroup, "..") || o->cgroup[0] == '/' || !o->cgroup[0] ||
+	                  strchr(o->cgroup, ':')))
+		return brig_error_usage(err, "invalid value \"%s\" for flag --cgroup", o->cgroup);
 	for (size_t i = 0; i < j->cg.n; i++) {
 		_cleanup_free_ char *dir = NULL;
 
 		if (!j->cg.h[i].v2)
 			continue;
-		if (o->cgroup && (strstr(o->cgroup, "..") || o->cgroup[0] == '/'))
-			return brig_error_usage(err, "invalid value \"%s\" for flag --cgroup",
-			                        o->cgroup);
 		dir = o->cgroup ? brig_xasprintf("%s/%s", j->cg.h[i].dir, o->cgroup)
 		                : brig_xstrdup(j->cg.h[i].dir);
 		j->cgfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -477,7 +485,6 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 			if (saved[i] >= 0)
 				close(saved[i]);
 		close(j->sock[0]);
-		close(j->e.dirfd);
 		close(j->st.rootfd);
 		if (j->console >= 0)
 			close(j->console);
@@ -547,6 +554,10 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		goto out;
 	if (cgroup_fd(&j, o, err) < 0)
 		goto out;
+	/* unlocked before the clone: in a paused container (--ignore-paused)
+	 * the child is frozen at birth with a copy of every fd, and resume
+	 * must still get the lock */
+	brig_entry_release(&j.e);
 	/* the state may change under us from here on: no lock is held while
 	 * the process runs (delete kills it with the rest of the cgroup) */
 	brig_forwarded_signals(&fwd);
@@ -569,7 +580,6 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		waitpid(j.pid, NULL, 0);
 		goto out;
 	}
-	brig_entry_release(&j.e);
 	if (o->detach) {
 		r = 0;
 		goto out;

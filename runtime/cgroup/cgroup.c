@@ -3,6 +3,7 @@
 #include "cgroup/cgroup.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -346,18 +347,20 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n, struct brig_error *err)
+/* The pids of @dir's cgroup.procs and of every cgroup below it (exec
+ * --cgroup makes sub-cgroups), appended to @list. */
+static int read_tree_pids(const char *dir, int depth, pid_t **list, size_t *cnt,
+                          struct brig_error *err)
 {
-	_cleanup_free_ char *s = brig_cg_read(h, "cgroup.procs");
-	pid_t *list = NULL;
-	size_t cnt = 0;
+	struct brig_cg_hier h = { .dir = (char *)dir };
+	_cleanup_free_ char *s = brig_cg_read(&h, "cgroup.procs");
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
 
 	if (!s) {
-		*pids = NULL;
-		*n = 0;
 		if (errno == ENOENT)
 			return 0; /* gone: nothing in it */
-		return brig_error_setp(err, errno, "read \"%s/cgroup.procs\"", h->dir);
+		return brig_error_setp(err, errno, "read \"%s/cgroup.procs\"", dir);
 	}
 	for (char *p = s; *p;) {
 		char *end;
@@ -365,11 +368,36 @@ int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n, str
 
 		if (end == p)
 			break;
-		list = brig_xrealloc(list, (cnt + 1) * sizeof(*list));
-		list[cnt++] = (pid_t)v;
+		*list = brig_xrealloc(*list, (*cnt + 1) * sizeof(**list));
+		(*list)[(*cnt)++] = (pid_t)v;
 		p = end;
 		while (*p == '\n')
 			p++;
+	}
+	if (depth >= 32 || !(d = opendir(dir)))
+		return 0;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *sub = NULL;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = brig_xasprintf("%s/%s", dir, de->d_name);
+		if (read_tree_pids(sub, depth + 1, list, cnt, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n, struct brig_error *err)
+{
+	pid_t *list = NULL;
+	size_t cnt = 0;
+
+	*pids = NULL;
+	*n = 0;
+	if (read_tree_pids(h->dir, 0, &list, &cnt, err) < 0) {
+		free(list);
+		return -1;
 	}
 	if (cnt)
 		qsort(list, cnt, sizeof(*list), cmp_pid);
@@ -491,6 +519,38 @@ static int make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_
 
 /* rmdir the container's cgroup and every parent brig created; EBUSY (a
  * process still leaving) is retried a bounded number of times. */
+static int rmdir_retry(const char *path, struct brig_error *err)
+{
+	for (int tries = 0; rmdir(path) < 0;) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || ++tries >= DRAIN_TRIES)
+			return brig_error_setp(err, errno, "remove cgroup \"%s\"", path);
+		sleep_ms(DRAIN_SLEEP_MS);
+	}
+	return 0;
+}
+
+/* The cgroups below @dir (exec --cgroup's), deepest first. */
+static int remove_below(const char *dir, int depth, struct brig_error *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d || depth >= 32)
+		return 0;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *sub = NULL;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = brig_xasprintf("%s/%s", dir, de->d_name);
+		if (remove_below(sub, depth + 1, err) < 0 || rmdir_retry(sub, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int remove_dir(const struct brig_cg_hier *h, struct brig_error *err)
 {
 	_cleanup_free_ char *path = NULL;
@@ -498,18 +558,13 @@ static int remove_dir(const struct brig_cg_hier *h, struct brig_error *err)
 
 	if (!h->created)
 		return 0;
+	if (remove_below(h->dir, 0, err) < 0)
+		return -1;
 	path = brig_xstrdup(h->dir);
 	stop = strlen(h->created);
 	while (strlen(path) >= stop) {
-		int tries = 0;
-
-		while (rmdir(path) < 0) {
-			if (errno == ENOENT)
-				break;
-			if (errno != EBUSY || ++tries >= DRAIN_TRIES)
-				return brig_error_setp(err, errno, "remove cgroup \"%s\"", path);
-			sleep_ms(DRAIN_SLEEP_MS);
-		}
+		if (rmdir_retry(path, err) < 0)
+			return -1;
 		*strrchr(path, '/') = '\0';
 	}
 	return 0;
