@@ -12,6 +12,7 @@
 #include "cgroup/systemd.h"
 
 #include <ctype.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -926,6 +927,100 @@ bool brig_systemd_running(void)
 
 #ifdef HAVE_SYSTEMD
 
+/*
+ * libsystemd is loaded with dlopen() the first time the driver talks to
+ * systemd, not linked: it pulls in five more libraries (libgcrypt among
+ * them, with constructors of its own) that every brig start would pay
+ * for, and brig starts twice per container (linux/selfexe.h).
+ */
+#define SD_FUNCS(X)                       \
+	X(sd_bus_open_system)             \
+	X(sd_bus_call)                    \
+	X(sd_bus_call_method)             \
+	X(sd_bus_wait)                    \
+	X(sd_bus_process)                 \
+	X(sd_bus_message_append)          \
+	X(sd_bus_message_append_array)    \
+	X(sd_bus_message_open_container)  \
+	X(sd_bus_message_close_container) \
+	X(sd_bus_message_new_method_call) \
+	X(sd_bus_message_read)            \
+	X(sd_bus_match_signal)            \
+	X(sd_bus_error_has_name)          \
+	X(sd_bus_get_property_string)     \
+	X(sd_bus_error_is_set)            \
+	X(sd_bus_error_get_errno)         \
+	X(sd_bus_message_unref)           \
+	X(sd_bus_error_free)              \
+	X(sd_bus_flush_close_unref)       \
+	X(sd_bus_slot_unref)
+
+#define X(f) static __typeof__(f) *dl_##f;
+SD_FUNCS(X)
+#undef X
+
+static int sd_load(struct brig_error *err)
+{
+	static void *lib;
+
+	if (lib)
+		return 0;
+	lib = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (!lib)
+		return brig_error_set(err, "systemd cgroup driver: load libsystemd: %s", dlerror());
+#define X(f)                                      \
+	dl_##f = (__typeof__(f) *)dlsym(lib, #f); \
+	if (!dl_##f)                              \
+		return brig_error_set(err, "systemd cgroup driver: libsystemd has no %s", #f);
+	SD_FUNCS(X)
+#undef X
+	return 0;
+}
+
+#define sd_bus_open_system (*dl_sd_bus_open_system)
+#define sd_bus_call (*dl_sd_bus_call)
+#define sd_bus_call_method (*dl_sd_bus_call_method)
+#define sd_bus_wait (*dl_sd_bus_wait)
+#define sd_bus_process (*dl_sd_bus_process)
+#define sd_bus_message_append (*dl_sd_bus_message_append)
+#define sd_bus_message_append_array (*dl_sd_bus_message_append_array)
+#define sd_bus_message_open_container (*dl_sd_bus_message_open_container)
+#define sd_bus_message_close_container (*dl_sd_bus_message_close_container)
+#define sd_bus_message_new_method_call (*dl_sd_bus_message_new_method_call)
+#define sd_bus_message_read (*dl_sd_bus_message_read)
+#define sd_bus_match_signal (*dl_sd_bus_match_signal)
+#define sd_bus_error_has_name (*dl_sd_bus_error_has_name)
+#define sd_bus_get_property_string (*dl_sd_bus_get_property_string)
+#define sd_bus_error_is_set (*dl_sd_bus_error_is_set)
+#define sd_bus_error_get_errno (*dl_sd_bus_error_get_errno)
+#define sd_bus_message_unref (*dl_sd_bus_message_unref)
+#define sd_bus_error_free (*dl_sd_bus_error_free)
+#define sd_bus_flush_close_unref (*dl_sd_bus_flush_close_unref)
+#define sd_bus_slot_unref (*dl_sd_bus_slot_unref)
+
+static void bus_unrefp(sd_bus **b)
+{
+	if (*b)
+		sd_bus_flush_close_unref(*b);
+}
+
+static void slot_unrefp(sd_bus_slot **s)
+{
+	if (*s)
+		sd_bus_slot_unref(*s);
+}
+
+static void message_unrefp(sd_bus_message **m)
+{
+	if (*m)
+		sd_bus_message_unref(*m);
+}
+
+static void error_freep(sd_bus_error *e)
+{
+	sd_bus_error_free(e);
+}
+
 #define SD_DESTINATION "org.freedesktop.systemd1"
 #define SD_PATH "/org/freedesktop/systemd1"
 #define SD_MANAGER "org.freedesktop.systemd1.Manager"
@@ -958,6 +1053,8 @@ static int bus_open(sd_bus **bus, struct brig_error *err)
 
 	if (!brig_systemd_running())
 		return brig_error_set(err, "systemd cgroup driver: systemd is not running");
+	if (sd_load(err) < 0)
+		return -1;
 	r = sd_bus_open_system(bus);
 	if (r < 0)
 		return brig_error_setp(err, -r, "systemd cgroup driver: connect to the system bus");
@@ -966,7 +1063,7 @@ static int bus_open(sd_bus **bus, struct brig_error *err)
 
 static unsigned int bus_version(sd_bus *bus)
 {
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *version = NULL;
 
 	if (sd_bus_get_property_string(bus, SD_DESTINATION, SD_PATH, SD_MANAGER, "Version", &e,
@@ -1087,7 +1184,7 @@ static int job_wait(sd_bus *bus, struct job_wait *w, const char *what, struct br
 /* Call a Manager method that returns a job ("o"), and keep its path. */
 static int call_job(sd_bus *bus, sd_bus_message *m, sd_bus_error *e, struct job_wait *w)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+	_cleanup_(message_unrefp) sd_bus_message *reply = NULL;
 	const char *job;
 	int r = sd_bus_call(bus, m, 0, e, &reply);
 
@@ -1103,7 +1200,7 @@ static int call_job(sd_bus *bus, sd_bus_message *m, sd_bus_error *e, struct job_
 static int start_transient(sd_bus *bus, const char *unit, const struct brig_systemd_props *props,
                            sd_bus_error *e, struct job_wait *w)
 {
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+	_cleanup_(message_unrefp) sd_bus_message *m = NULL;
 	int r = sd_bus_message_new_method_call(bus, &m, SD_DESTINATION, SD_PATH, SD_MANAGER,
 	                                       "StartTransientUnit");
 
@@ -1121,7 +1218,7 @@ static int start_transient(sd_bus *bus, const char *unit, const struct brig_syst
 /* Let systemd drop a failed unit; errors do not matter. */
 static void reset_failed(sd_bus *bus, const char *unit)
 {
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 
 	sd_bus_call_method(bus, SD_DESTINATION, SD_PATH, SD_MANAGER, "ResetFailedUnit", &e, NULL,
 	                   "s", unit);
@@ -1142,8 +1239,8 @@ int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struc
                        struct brig_error *err)
 {
 #ifdef HAVE_SYSTEMD
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
+	_cleanup_(bus_unrefp) sd_bus *bus = NULL;
+	_cleanup_(slot_unrefp) sd_bus_slot *slot = NULL;
 	_cleanup_(props_releasep) struct brig_systemd_props props = BRIG_SYSTEMD_PROPS_INIT;
 	_cleanup_(job_wait_release) struct job_wait w = { NULL, NULL };
 	_cleanup_free_ char *what = brig_xasprintf("start systemd unit \"%s\"", u->unit);
@@ -1161,7 +1258,7 @@ int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struc
 		return brig_error_setp(err, -ret, "%s: subscribe to JobRemoved", what);
 
 	for (int attempt = 0;; attempt++) {
-		_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+		_cleanup_(error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 
 		ret = start_transient(bus, u->unit, &props, &e, &w);
 		if (ret >= 0)
@@ -1194,10 +1291,10 @@ int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struc
 int brig_systemd_stop(const char *unit, struct brig_error *err)
 {
 #ifdef HAVE_SYSTEMD
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(bus_unrefp) sd_bus *bus = NULL;
+	_cleanup_(slot_unrefp) sd_bus_slot *slot = NULL;
+	_cleanup_(message_unrefp) sd_bus_message *m = NULL;
+	_cleanup_(error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(job_wait_release) struct job_wait w = { NULL, NULL };
 	_cleanup_free_ char *what = brig_xasprintf("stop systemd unit \"%s\"", unit);
 	int ret;
@@ -1235,9 +1332,9 @@ int brig_systemd_update(const char *unit, const struct brig_resources *r,
                         struct brig_error *err)
 {
 #ifdef HAVE_SYSTEMD
-	_cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-	_cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-	_cleanup_(sd_bus_error_free) sd_bus_error e = SD_BUS_ERROR_NULL;
+	_cleanup_(bus_unrefp) sd_bus *bus = NULL;
+	_cleanup_(message_unrefp) sd_bus_message *m = NULL;
+	_cleanup_(error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_(props_releasep) struct brig_systemd_props props = BRIG_SYSTEMD_PROPS_INIT;
 	_cleanup_free_ char *what = brig_xasprintf("update systemd unit \"%s\"", unit);
 	int ret;
