@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "spec/spec.h"
@@ -34,10 +36,69 @@ static int write_proc(pid_t pid, const char *file, const char *text, const char 
 	return 0;
 }
 
+/* Only the caller's own id, once: what an unprivileged process may map
+ * itself (user_namespaces(7)). */
+static bool own_id_only(const struct brig_id_mapping *m, size_t n, uint32_t id)
+{
+	return n == 1 && m[0].host_id == id && m[0].size == 1;
+}
+
+/* newuidmap/newgidmap (shadow's setuid helpers, package uidmap): what
+ * /etc/subuid and /etc/subgid grant an unprivileged user. */
+static int run_helper(const char *helper, pid_t pid, const struct brig_id_mapping *m, size_t n,
+                      struct brig_error *err)
+{
+	_cleanup_free_ char **argv = brig_xcalloc(3 * n + 3, sizeof(char *));
+	char pidstr[16];
+	size_t k = 0;
+	pid_t child;
+	int status;
+
+	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
+	argv[k++] = (char *)helper;
+	argv[k++] = pidstr;
+	for (size_t i = 0; i < n; i++) {
+		argv[k++] = brig_xasprintf("%u", m[i].container_id);
+		argv[k++] = brig_xasprintf("%u", m[i].host_id);
+		argv[k++] = brig_xasprintf("%u", m[i].size);
+	}
+	child = fork();
+	if (child == 0) {
+		execvp(helper, argv);
+		_exit(127);
+	}
+	for (size_t i = 2; i < k; i++)
+		free(argv[i]);
+	if (child < 0)
+		return brig_error_setp(err, errno, "fork");
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return brig_error_setp(err, errno, "wait for %s", helper);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return brig_error_set(err,
+		                      "%s is needed to map ids other than your own (Debian's "
+		                      "package uidmap)",
+		                      helper);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return brig_error_set(err, "%s failed: are the ids in /etc/sub%cid?", helper,
+		                      helper[3] == 'u' ? 'u' : 'g');
+	return 0;
+}
+
 int brig_userns_write_maps(pid_t pid, const struct brig_linux *lx, struct brig_error *err)
 {
 	struct brig_strbuf uid = BRIG_STRBUF_INIT, gid = BRIG_STRBUF_INIT;
 	int r = -1;
+
+	/* unprivileged, anything beyond one's own id goes through shadow's
+	 * helpers, which keep setgroups allowed */
+	if (geteuid() != 0 && (!own_id_only(lx->uid_mappings, lx->n_uid_mappings, geteuid()) ||
+	                       !own_id_only(lx->gid_mappings, lx->n_gid_mappings, getegid()))) {
+		if (run_helper("newgidmap", pid, lx->gid_mappings, lx->n_gid_mappings, err) < 0 ||
+		    run_helper("newuidmap", pid, lx->uid_mappings, lx->n_uid_mappings, err) < 0)
+			return brig_error_wrap(err, "linux.uidMappings");
+		return 0;
+	}
 
 	format_map(lx->uid_mappings, lx->n_uid_mappings, &uid);
 	format_map(lx->gid_mappings, lx->n_gid_mappings, &gid);
