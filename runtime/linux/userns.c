@@ -49,10 +49,11 @@ static int run_helper(const char *helper, pid_t pid, const struct brig_id_mappin
                       struct brig_error *err)
 {
 	_cleanup_free_ char **argv = brig_xcalloc(3 * n + 3, sizeof(char *));
-	char pidstr[16];
+	char pidstr[16], msg[512] = "";
 	size_t k = 0;
+	ssize_t len;
 	pid_t child;
-	int status;
+	int status, errpipe[2];
 
 	snprintf(pidstr, sizeof(pidstr), "%d", (int)pid);
 	argv[k++] = (char *)helper;
@@ -62,13 +63,22 @@ static int run_helper(const char *helper, pid_t pid, const struct brig_id_mappin
 		argv[k++] = brig_xasprintf("%u", m[i].host_id);
 		argv[k++] = brig_xasprintf("%u", m[i].size);
 	}
+	if (pipe2(errpipe, O_CLOEXEC) < 0)
+		return brig_error_setp(err, errno, "pipe");
 	child = fork();
 	if (child == 0) {
+		/* its complaint becomes brig's one line */
+		dup2(errpipe[1], STDERR_FILENO);
 		execvp(helper, argv);
 		_exit(127);
 	}
+	close(errpipe[1]);
 	for (size_t i = 2; i < k; i++)
 		free(argv[i]);
+	len = child < 0 ? 0 : read(errpipe[0], msg, sizeof(msg) - 1);
+	close(errpipe[0]);
+	msg[len > 0 ? len : 0] = '\0';
+	msg[strcspn(msg, "\n")] = '\0';
 	if (child < 0)
 		return brig_error_setp(err, errno, "fork");
 	while (waitpid(child, &status, 0) < 0)
@@ -79,9 +89,12 @@ static int run_helper(const char *helper, pid_t pid, const struct brig_id_mappin
 		                      "%s is needed to map ids other than your own (Debian's "
 		                      "package uidmap)",
 		                      helper);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		if (*msg)
+			return brig_error_set(err, "%s", msg);
 		return brig_error_set(err, "%s failed: are the ids in /etc/sub%cid?", helper,
 		                      helper[3] == 'u' ? 'u' : 'g');
+	}
 	return 0;
 }
 

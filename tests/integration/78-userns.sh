@@ -599,6 +599,38 @@ t_rootless() {
 	assert_eq "$out" "" "list after delete"
 }
 
+# Subordinate ids (/etc/subuid, /etc/subgid, which useradd fills) are
+# mapped by shadow's newuidmap/newgidmap: the user's rootfs owned by its
+# uid is root's inside, and the subordinate range is every other id.
+t_rootless_subids() {
+	local sub_uid sub_gid
+	require_cmd newuidmap newgidmap
+	rootless_user || return
+	sub_uid=$(awk -F: -v u="$RL" '$1 == u { print $2; exit }' /etc/subuid)
+	sub_gid=$(awk -F: -v u="$RL" '$1 == u { print $2; exit }' /etc/subgid)
+	[ -n "$sub_uid" ] && [ -n "$sub_gid" ] || skip "useradd gave $RL no subordinate ids"
+	rl_edit '.process.terminal = false
+		| .process.args = ["sh", "-c", "cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups; id -u"]
+		| .linux.uidMappings = [{containerID: 0, hostID: $u, size: 1}, {containerID: 1, hostID: $su, size: 1000}]
+		| .linux.gidMappings = [{containerID: 0, hostID: $g, size: 1}, {containerID: 1, hostID: $sg, size: 1000}]' \
+		--argjson u "$RL_UID" --argjson g "$RL_GID" --argjson su "$sub_uid" --argjson sg "$sub_gid"
+	run_cmd as_user "$RL_BRIG" run --bundle "$T/rl" r1
+	assert_rc 0
+	assert_eq "$err" "" "stderr"
+	assert_eq "$(strip_map "$(sed -n 2p <<<"$out")")" "1 $sub_uid 1000" "second uid_map line"
+	assert_eq "$(strip_map "$(sed -n 4p <<<"$out")")" "1 $sub_gid 1000" "second gid_map line"
+	assert_eq "$(sed -n 5p <<<"$out")" "allow" "setgroups (newgidmap keeps it)"
+	assert_eq "$(sed -n 6p <<<"$out")" "0" "id -u"
+	assert_empty_dir "$T/xdg/brig"
+	# ids the user was not given: newuidmap refuses, brig says where to look
+	rl_edit '.linux.uidMappings = [{containerID: 0, hostID: $u, size: 1}, {containerID: 1, hostID: 1, size: 10}]' \
+		--argjson u "$RL_UID"
+	run_cmd as_user "$RL_BRIG" run --bundle "$T/rl" r1
+	assert_rc 1
+	assert_err_line 'brig: linux.uidMappings: newuidmap: uid range [1-11) -> [1-11) not allowed'
+	assert_empty_dir "$T/xdg/brig"
+}
+
 # A limit needs a cgroup, which the user may not make: one clear line,
 # nothing left.
 t_rootless_limits() {
@@ -679,6 +711,7 @@ tap_test "a file made through an idmapped mount is the host root's" t_idmap_crea
 tap_test "a mount's own uidMappings/gidMappings" t_idmap_mount_mappings
 tap_test "features lists idmap; idmap of a tmpfs refused naming the mount" t_idmap_features_refused
 tap_test "rootless: a real user runs, lists, execs into and deletes a container" t_rootless
+tap_test "rootless: subordinate ids through newuidmap/newgidmap" t_rootless_subids
 tap_test "rootless: a resource limit without a delegated cgroup fails in one line" t_rootless_limits
 tap_test "CVE-2019-5736: brig exec into a user namespace is out of the attacker's reach" t_cve_2019_5736
 tap_done
