@@ -433,10 +433,29 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	return 0;
 }
 
-/* Whether brig runs rootless: --rootless true, or auto and not root. */
+/* Whether brig runs in a user namespace other than the initial one
+ * (whose uid_map maps all of 0..2^32-1 onto itself). */
+static bool in_userns(void)
+{
+	unsigned long a, b, c;
+	FILE *f = fopen("/proc/self/uid_map", "re");
+	bool init_ns;
+
+	if (!f)
+		return false;
+	init_ns =
+	    fscanf(f, "%lu %lu %lu", &a, &b, &c) == 3 && a == 0 && b == 0 && c == 4294967295UL;
+	fclose(f);
+	return !init_ns;
+}
+
+/* Whether brig runs rootless: --rootless true, or auto (runc's rule: not
+ * root, or root of a user namespace). */
 static bool rootless(const struct brig_context *ctx)
 {
-	return !strcmp(ctx->rootless, "true") || (!strcmp(ctx->rootless, "auto") && geteuid() != 0);
+	if (!strcmp(ctx->rootless, "auto"))
+		return geteuid() != 0 || in_userns();
+	return !strcmp(ctx->rootless, "true");
 }
 
 /* Any limit beyond the device rules (which a rootless /dev enforces by

@@ -230,6 +230,18 @@ static int enter_cwd(const char *cwd, struct brig_error *err)
 	return 0;
 }
 
+/* Load the filter; a notify fd goes to brig, for listenerPath. */
+static int load_seccomp(struct exec_job *j, struct brig_error *err)
+{
+	_cleanup_close_ int fd = brig_seccomp_load(&j->seccomp, err);
+
+	if (fd < 0)
+		return -1;
+	if (!j->seccomp.notify)
+		return 0;
+	return brig_sync_send_fd(j->sock[1], BRIG_SYNC_SECCOMP_FD, fd, err);
+}
+
 static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char **path,
                        struct brig_error *err)
 {
@@ -267,8 +279,9 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	    brig_selinux_set_exec(procfd, p->selinux_label, err) < 0)
 		return -1;
 	/* the container's filter: before the capabilities go when it needs
-	 * CAP_SYS_ADMIN to load (no no_new_privs), else last of all */
-	if (j->seccomp.insns && !nnp && brig_seccomp_load(&j->seccomp, err) < 0)
+	 * CAP_SYS_ADMIN to load (no no_new_privs), else last of all (or
+	 * before READY when its notify fd must reach brig) */
+	if (j->seccomp.insns && !nnp && load_seccomp(j, err) < 0)
 		return -1;
 	if (brig_apply_bounding(&j->plan.caps, err) < 0 ||
 	    brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0 ||
@@ -290,6 +303,11 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 		_exit(1);
 	}
 	env = brig_exec_env(p, NULL);
+	if (j->seccomp.insns && j->seccomp.notify && p->no_new_privileges &&
+	    load_seccomp(j, &err) < 0) {
+		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
+		_exit(1);
+	}
 	if (brig_sync_send(j->sock[1], BRIG_SYNC_READY, NULL, &err) < 0)
 		_exit(1);
 	close(j->sock[1]);
@@ -298,7 +316,8 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 		goto late_fail;
 	brig_reset_signals();
 	sigprocmask(SIG_SETMASK, &j->saved_mask, NULL);
-	if (j->seccomp.insns && p->no_new_privileges && brig_seccomp_load(&j->seccomp, &err) < 0)
+	if (j->seccomp.insns && !j->seccomp.notify && p->no_new_privileges &&
+	    brig_seccomp_load(&j->seccomp, &err) < 0)
 		goto late_fail;
 	execve(path, (char *const *)p->args, env);
 	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);
@@ -514,6 +533,20 @@ static int receive_master(struct exec_job *j, struct brig_error *err)
 	return 0;
 }
 
+/* A notifying filter: its fd goes on to listenerPath with the state. */
+static int seccomp_listener(struct exec_job *j, struct brig_error *err)
+{
+	_cleanup_close_ int fd = -1;
+
+	if (!j->seccomp.notify)
+		return 0;
+	fd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_SECCOMP_FD, "exec process", err);
+	if (fd < 0)
+		return -1;
+	j->s->status = BRIG_STATUS_RUNNING;
+	return brig_seccomp_send_listener(j->cfg->linux->seccomp, fd, j->s, err);
+}
+
 int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_opts *o, int *status,
                         struct brig_error *err)
 {
@@ -542,12 +575,6 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	if (lx && lx->seccomp) {
 		if (brig_seccomp_prepare(lx->seccomp, j.st.rootfd, &j.seccomp, err) < 0)
 			goto out;
-		if (j.seccomp.notify) {
-			brig_error_set(err,
-			               "exec into a container whose seccomp filter notifies is "
-			               "not implemented yet");
-			goto out;
-		}
 	}
 	if (o->console_socket && *o->console_socket &&
 	    (j.console = brig_console_connect(o->console_socket, err)) < 0)
@@ -573,7 +600,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		goto out;
 	if (cgroup_enter(&j, o, err) < 0 ||
 	    brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
-	    receive_master(&j, err) < 0 ||
+	    receive_master(&j, err) < 0 || seccomp_listener(&j, err) < 0 ||
 	    brig_sync_expect(j.sock[0], BRIG_SYNC_READY, "exec process", err) < 0 ||
 	    (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0)) {
 		pidfd_send_signal(j.pidfd, SIGKILL, NULL, 0);

@@ -381,6 +381,35 @@ t_create_start() {
 
 # ---------------------------------------------------------------- notify
 
+# An exec'd process gets the container's filter, a new one with a listener
+# fd of its own, which goes to listenerPath with the state too.
+t_notify_exec() {
+	local id=c$RANDOM mode
+	for mode in true false; do
+		bundle || return
+		listener errno 28 || return
+		brig_bundle_edit "$T/b" '.process.args = ["sleep", "100"]
+			| .process.noNewPrivileges = ($nnp == "true")
+			| .linux.seccomp = ($sc + {listenerPath: $l})' --arg nnp "$mode" \
+			--argjson sc "$(rule "$MKDIR" SCMP_ACT_NOTIFY)" --arg l "$T/l.sock" || fail "jq" || return
+		defer "$BRIG" --root "$T/root" delete --force "$id-$mode"
+		brig --root "$T/root" run --detach --bundle "$T/b" "$id-$mode"
+		assert_rc 0 || return
+		mv "$T/state.json" "$T/state-init.json"
+		# the init's agent keeps its fd; a second one takes the exec's
+		wait_until 5 eval '[ ! -S "$T/l.sock" ]'
+		listener errno 28 || return
+		brig --root "$T/root" exec "$id-$mode" sh -c 'mkdir /tmp/x; echo "mkdir $?"'
+		assert_rc 0
+		assert_eq "$out" "mkdir 1" "exec's mkdir (noNewPrivileges $mode)"
+		assert_err_line "mkdir: can't create directory '/tmp/x': No space left on device"
+		assert_eq "$(jq -r '[.state.id, .state.status] | join(" ")' "$T/state.json")" \
+			"$id-$mode running" "the state the exec's listener got"
+		brig --root "$T/root" delete --force "$id-$mode"
+		rm -f "$T/state.json" "$T/state-init.json"
+	done
+}
+
 t_notify_errno() {
 	local id=c$RANDOM
 	bundle || return
@@ -522,6 +551,7 @@ tap_test "notify: the listener gets the fd and the state, answers an errno" t_no
 tap_test "notify: continue, TSYNC, WAIT_KILLABLE_RECV, noNewPrivileges false" t_notify_continue
 tap_test "notify: create hands the fd over" t_notify_create
 tap_test "notify: no listener, sendmsg, default action" t_notify_errors
+tap_test "notify: exec hands its own filter's fd to the listener" t_notify_exec
 tap_test "compiled filters are cached under the state root" t_cache
 tap_test "features: linux.seccomp" t_features
 tap_done
