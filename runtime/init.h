@@ -30,7 +30,7 @@ struct brig_init_args {
 	bool no_pivot;
 	bool no_new_keyring;
 	bool late_nondumpable; /* turn non-dumpable after MAPS_DONE (rootless) */
-	sigset_t saved_mask; /* the signal mask to exec with */
+	sigset_t saved_mask;   /* the signal mask to exec with */
 };
 
 __attribute__((noreturn)) void brig_init_main(const struct brig_init_args *a);
