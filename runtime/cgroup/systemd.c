@@ -1016,9 +1016,11 @@ static void message_unrefp(sd_bus_message **m)
 		sd_bus_message_unref(*m);
 }
 
+/* also at the end of calls that failed before libsystemd was loaded */
 static void error_freep(sd_bus_error *e)
 {
-	sd_bus_error_free(e);
+	if (dl_sd_bus_error_free)
+		sd_bus_error_free(e);
 }
 
 #define SD_DESTINATION "org.freedesktop.systemd1"
