@@ -24,14 +24,16 @@ bool brig_idmap_wanted(const struct brig_mount *m)
 {
 	struct brig_mount_flags fl;
 	struct brig_error ignored = BRIG_ERROR_INIT;
-	bool bind;
+	bool bind, wanted;
 
 	if (brig_mount_flags_parse(m->options, m->n_options, &fl, &ignored) < 0) {
 		brig_error_release(&ignored);
 		return false;
 	}
 	bind = fl.bind || fl.rbind || (m->type && !strcmp(m->type, "bind"));
-	return bind && (fl.idmap || fl.ridmap || m->n_uid_mappings || m->n_gid_mappings);
+	wanted = bind && (fl.idmap || fl.ridmap || m->n_uid_mappings || m->n_gid_mappings);
+	brig_mount_flags_release(&fl);
+	return wanted;
 }
 
 size_t brig_idmap_count(const struct brig_config *cfg)
@@ -88,10 +90,15 @@ static int mappings_userns(const struct brig_mount *m, struct brig_error *err)
 }
 
 /* One idmapped mount: a detached clone of the source, idmapped. */
+static void flags_releasep(struct brig_mount_flags *f)
+{
+	brig_mount_flags_release(f);
+}
+
 static int idmapped_tree(const struct brig_mount *m, const char *bundle, pid_t init,
                          struct brig_error *err)
 {
-	struct brig_mount_flags fl;
+	_cleanup_(flags_releasep) struct brig_mount_flags fl = { 0 };
 	_cleanup_free_ char *abs = NULL;
 	_cleanup_close_ int userns = -1, tree = -1;
 	const char *source = m->source;
