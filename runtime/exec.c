@@ -479,6 +479,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		.exit_signal = SIGCHLD,
 	};
 	int saved[2] = { -1, -1 };
+	int dumpable;
 
 	if (j->cgfd >= 0) {
 		ca.flags |= CLONE_INTO_CGROUP;
@@ -488,6 +489,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		return brig_error_setp(err, errno, "socketpair");
 	/* born non-dumpable: nothing in the container opens /proc/<pid>/exe,
 	 * brig's own binary, before execve replaces it (CVE-2019-5736) */
+	dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
 	if (enter_ns(j, saved, err) < 0) {
@@ -495,8 +497,14 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		return -1;
 	}
 	j->pid = brig_clone3(&ca);
-	if (j->pid != 0)
+	if (j->pid != 0) {
 		leave_ns(saved);
+		/* brig itself is out of the container's sight (and its binary
+		 * read-only): as it was, so that a rootless brig stays
+		 * traceable by its own user (LeakSanitizer, a debugger) */
+		if (dumpable > 0)
+			prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	}
 	if (j->pid < 0)
 		return brig_error_setp(err, errno, "clone3");
 	if (j->pid == 0) {

@@ -531,12 +531,16 @@ rootless_user() {
 }
 
 # as_user CMD [ARGS...]: CMD as $RL, with a clean environment and its own
-# XDG_RUNTIME_DIR.
+# XDG_RUNTIME_DIR.  In the sanitizer build, LeakSanitizer cannot stop the
+# world of a rootless `brig exec`: that brig has joined the container's
+# user namespace, and its tracer is refused ptrace there, so the leak check
+# at exit would spin forever; it is off for the unprivileged user only (the
+# same code runs with it as root in the other tests).
 as_user() {
 	timeout -k 5 "${TAP_TIMEOUT:-60}" \
 		setpriv --reuid="$RL_UID" --regid="$RL_GID" --init-groups -- \
 		env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$T/home" USER="$RL" \
-		XDG_RUNTIME_DIR="$T/xdg" "$@"
+		XDG_RUNTIME_DIR="$T/xdg" ASAN_OPTIONS=detect_leaks=0 "$@"
 }
 
 # rl_edit FILTER [JQ-ARGS...]: edit the user's config.json (keeping it the
