@@ -34,7 +34,7 @@ set -uo pipefail
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
 	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format valgrind
-	qemu-system-x86 linux-image-amd64"
+	qemu-system-x86 linux-image-amd64 uidmap"
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
