@@ -10,6 +10,7 @@
 
 #include "spec/spec.h"
 #include "util/error.h"
+#include "util/fs.h"
 
 int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *err)
 {
@@ -24,12 +25,15 @@ int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *
 	b->dirfd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (b->dirfd < 0)
 		return brig_error_setp(err, errno, "bundle \"%s\"", dir);
-	b->config = brig_config_load(b->dirfd, "config.json", "config.json", err);
-	if (!b->config) {
+	if (brig_read_file(b->dirfd, "config.json", BRIG_CONFIG_MAX_BYTES, &b->text, &b->len, err) <
+	    0) {
 		if (err->errnum == ENOENT)
 			brig_error_set(err, "bundle \"%s\": config.json: no such file", dir);
 		return -1;
 	}
+	b->config = brig_config_parse("config.json", b->text, b->len, err);
+	if (!b->config)
+		return -1;
 	if (!b->config->process)
 		return brig_error_set(err, "config.json: process: is required");
 	return 0;
@@ -39,6 +43,9 @@ void brig_bundle_release(struct brig_bundle *b)
 {
 	brig_config_free(b->config);
 	b->config = NULL;
+	free(b->text);
+	b->text = NULL;
+	b->len = 0;
 	if (b->dirfd >= 0)
 		close(b->dirfd);
 	b->dirfd = -1;

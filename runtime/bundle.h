@@ -6,15 +6,19 @@
 struct brig_config;
 struct brig_error;
 
+#include <stddef.h>
+
 struct brig_bundle {
 	char *path; /* absolute */
 	int dirfd;
 	struct brig_config *config;
+	char *text; /* config.json as read, which create keeps (exec reads it) */
+	size_t len;
 };
 
-#define BRIG_BUNDLE_INIT       \
-	{                      \
-		NULL, -1, NULL \
+#define BRIG_BUNDLE_INIT                \
+	{                               \
+		NULL, -1, NULL, NULL, 0 \
 	}
 
 /*

@@ -493,13 +493,8 @@ static int make_cgroup(const struct brig_context *ctx, struct create_job *j, con
  * happened to the bundle since. */
 static int keep_config(struct create_job *j, struct brig_error *err)
 {
-	_cleanup_free_ char *text = NULL;
-	size_t len;
-
-	if (brig_read_file(j->bundle.dirfd, "config.json", BRIG_CONFIG_MAX_BYTES, &text, &len,
-	                   err) < 0)
-		return -1;
-	return brig_write_file_atomic(j->entry.dirfd, "config.json", text, len, 0600, err);
+	return brig_write_file_atomic(j->entry.dirfd, "config.json", j->bundle.text, j->bundle.len,
+	                              0600, err);
 }
 
 static int record_state(struct create_job *j, const struct brig_create_opts *o,
