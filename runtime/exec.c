@@ -21,6 +21,7 @@
 #include "console.h"
 #include "container.h"
 #include "linux/apparmor.h"
+#include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/procfs.h"
 #include "linux/seccomp.h"
@@ -433,7 +434,7 @@ static int cgroup_enter(struct exec_job *j, const struct brig_exec_opts *o, stru
 }
 
 /* Join (for the clone) the pid and time namespaces of the init; @saved
- * keeps brig's own, put back by leave_ns(). */
+ * keeps brig's own, put back by brig_ns_leave_parent(). */
 static int enter_ns(struct exec_job *j, int saved[2], struct brig_error *err)
 {
 	int initfd = j->initfd;
@@ -458,19 +459,6 @@ static int enter_ns(struct exec_job *j, int saved[2], struct brig_error *err)
 	return 0;
 }
 
-static void leave_ns(int saved[2])
-{
-	if (saved[0] >= 0) {
-		setns(saved[0], CLONE_NEWPID);
-		close(saved[0]);
-	}
-	if (saved[1] >= 0) {
-		setns(saved[1], CLONE_NEWTIME);
-		close(saved[1]);
-	}
-	saved[0] = saved[1] = -1;
-}
-
 static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
 {
 	struct clone_args ca = {
@@ -493,12 +481,12 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
 	if (enter_ns(j, saved, err) < 0) {
-		leave_ns(saved);
+		brig_ns_leave_parent(saved);
 		return -1;
 	}
 	j->pid = brig_clone3(&ca);
 	if (j->pid != 0) {
-		leave_ns(saved);
+		brig_ns_leave_parent(saved);
 		/* brig itself is out of the container's sight (and its binary
 		 * read-only): as it was, so that a rootless brig stays
 		 * traceable by its own user (LeakSanitizer, a debugger) */
