@@ -250,30 +250,38 @@ int brig_cg_write(const struct brig_cg_hier *h, const char *file, const char *va
 	return 0;
 }
 
+static int vwrite(const struct brig_cg_hier *h, const char *file, struct brig_error *err,
+                  const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *value = NULL;
+
+	if (vasprintf(&value, fmt, ap) < 0)
+		brig_oom();
+	return brig_cg_write(h, file, value, err);
+}
+
 int brig_cg_writef(const struct brig_cg_hier *h, const char *file, struct brig_error *err,
                    const char *fmt, ...)
 {
-	_cleanup_free_ char *value = NULL;
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
-	if (vasprintf(&value, fmt, ap) < 0)
-		brig_oom();
+	r = vwrite(h, file, err, fmt, ap);
 	va_end(ap);
-	return brig_cg_write(h, file, value, err);
+	return r;
 }
 
 int brig_cg_put(const struct brig_cg_hier *h, const char *file, const char *path,
                 struct brig_error *err, const char *fmt, ...)
 {
-	_cleanup_free_ char *value = NULL;
 	va_list ap;
+	int r;
 
 	va_start(ap, fmt);
-	if (vasprintf(&value, fmt, ap) < 0)
-		brig_oom();
+	r = vwrite(h, file, err, fmt, ap);
 	va_end(ap);
-	if (brig_cg_write(h, file, value, err) < 0)
+	if (r < 0)
 		return brig_error_wrap(err, "%s%s", BRIG_CG_R, path);
 	return 0;
 }
