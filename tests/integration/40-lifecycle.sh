@@ -17,30 +17,6 @@ brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
-# mkbundle FILTER CMD [ARGS...]: the bundle $T/b: `brig spec` without a
-# terminal, running CMD ARGS on the shared rootfs, with the host directory
-# $T/shared bind-mounted read-write at /shared, then the jq FILTER.
-mkbundle() {
-	local filter=$1 args
-	shift
-	# (one jq per word: `jq --args` would take "-c" for its own option)
-	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -sc .) &&
-		mkdir -p "$T/b" "$T/shared" &&
-		rm -f "$T/b/config.json" &&
-		"$BRIG" spec --bundle "$T/b" &&
-		brig_bundle_edit "$T/b" '.process.terminal = false | .process.args = $a
-			| .root.path = $root
-			| .mounts += [{destination: "/shared", type: "bind", source: $shared,
-				       options: ["rbind", "rw"]}]
-			| '"$filter" \
-			--argjson a "$args" --arg root "$ROOTFS" --arg shared "$T/shared" ||
-		fail "cannot write the bundle $T/b"
-}
-
-dead() {
-	! alive "$1"
-}
-
 comm_is() { # PID COMM
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
 }
@@ -72,11 +48,6 @@ wait_exit() {
 kill_wait() {
 	kill -KILL "$1"
 	wait "$1"
-}
-
-# cleanup ID: delete --force ID when the test ends, whatever happened.
-cleanup() {
-	defer "$BRIG" --root "$T/root" delete --force "$1"
 }
 
 # The processes in the pid namespace of PID, itself included.

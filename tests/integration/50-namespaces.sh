@@ -20,8 +20,7 @@ brig_file_rootfs
 mkbundle() {
 	local dir=$1 filter=$2 args
 	shift 2
-	# (one jq per word: `jq --args` would take "-c" for its own option)
-	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -sc .) &&
+	args=$(json_args "$@") &&
 		mkdir -p "$dir" &&
 		rm -f "$dir/config.json" &&
 		"$BRIG" spec --bundle "$dir" &&

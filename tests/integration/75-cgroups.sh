@@ -35,43 +35,6 @@ brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
-# mkbundle FILTER CMD [ARGS...]: the bundle $T/b: `brig spec` without a
-# terminal, running CMD ARGS on the shared rootfs, with the host directory
-# $T/shared bind-mounted read-write at /shared, then the jq FILTER.
-mkbundle() {
-	local filter=$1 args
-	shift
-	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -sc .) &&
-		mkdir -p "$T/b" "$T/shared" &&
-		rm -f "$T/b/config.json" &&
-		"$BRIG" spec --bundle "$T/b" &&
-		brig_bundle_edit "$T/b" '.process.terminal = false | .process.args = $a
-			| .root.path = $root
-			| .mounts += [{destination: "/shared", type: "bind", source: $shared,
-				       options: ["rbind", "rw"]}]
-			| '"$filter" \
-			--argjson a "$args" --arg root "$ROOTFS" --arg shared "$T/shared" ||
-		fail "cannot write the bundle $T/b"
-}
-
-# cleanup ID: delete --force ID when the test ends, whatever happened.
-cleanup() {
-	defer "$BRIG" --root "$T/root" delete --force "$1"
-}
-
-# up ID: `run --detach` of the bundle $T/b as ID (deleted when the test
-# ends); fails the test when it does not start.
-up() {
-	cleanup "$1"
-	br run --detach --bundle "$T/b" "$1"
-	assert_rc 0 || return 1
-	assert_eq "$err" "" "stderr of run --detach $1"
-}
-
-dead() {
-	! alive "$1"
-}
-
 file_exists() {
 	[ -e "$1" ]
 }

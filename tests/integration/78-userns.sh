@@ -46,7 +46,7 @@ userns_rootfs() {
 mkbundle() {
 	local filter=$1 args
 	shift
-	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -sc .)
+	args=$(json_args "$@")
 	if [ ! -d "$T/rootfs" ]; then
 		userns_rootfs || return 1
 	fi
@@ -73,20 +73,6 @@ run_ctr() {
 	br run --bundle "$T/b" "$1"
 }
 
-# cleanup ID: delete --force ID when the test ends, whatever happened.
-cleanup() {
-	defer "$BRIG" --root "$T/root" delete --force "$1"
-}
-
-# up ID: `run --detach` of the bundle $T/b as ID (deleted when the test
-# ends); fails the test when it does not start.
-up() {
-	cleanup "$1"
-	br run --detach --bundle "$T/b" "$1"
-	assert_rc 0 || return 1
-	assert_eq "$out$err" "" "output of run --detach $1"
-}
-
 # pid_of ID: the host pid of the container's init.
 pid_of() {
 	state_field "$1" pid
@@ -109,10 +95,6 @@ strip_map() {
 
 file_exists() {
 	[ -e "$1" ]
-}
-
-dead() {
-	! alive "$1"
 }
 
 # cgroups_named ID: the directories named ID under the test file's own

@@ -58,7 +58,7 @@ mkdir -p "$HOSTBIN" "$ROOTFS/hooks-only" &&
 mkbundle() {
 	local hooks=$1 args
 	shift
-	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -sc .) &&
+	args=$(json_args "$@") &&
 		mkdir -p "$T/b" "$T/shared" &&
 		rm -f "$T/b/config.json" &&
 		"$BRIG" spec --bundle "$T/b" &&
@@ -75,10 +75,6 @@ mkbundle() {
 
 file_exists() {
 	[ -e "$1" ]
-}
-
-cleanup() { # ID
-	defer "$BRIG" --root "$T/root" delete --force "$1"
 }
 
 # rec_hook NAME: the host recorder as a hook: argv[0] "hook-NAME", env

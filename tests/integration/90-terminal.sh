@@ -23,7 +23,7 @@ brig_file_rootfs
 mkbundle() {
 	local filter=$1 args
 	shift
-	args=$(for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -sc .) &&
+	args=$(json_args "$@") &&
 		mkdir -p "$T/b" &&
 		rm -f "$T/b/config.json" &&
 		"$BRIG" spec --bundle "$T/b" &&

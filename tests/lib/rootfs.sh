@@ -123,3 +123,46 @@ ctr() {
 		--arg script "$script" "$@" || fail "jq $filter"
 	brig --root "$T/root" run --bundle "$T/b" "c$RANDOM"
 }
+
+# json_args [WORD...]: the words as a JSON array of strings (one jq per
+# word: `jq --args` would take "-c" for its own option).
+json_args() {
+	local a
+	for a in "$@"; do jq -n --arg a "$a" '$a'; done | jq -sc .
+}
+
+# mkbundle FILTER CMD [ARGS...]: the bundle $T/b: `brig spec` without a
+# terminal, running CMD ARGS on the shared rootfs $ROOTFS (brig_file_rootfs),
+# with the host directory $T/shared bind-mounted read-write at /shared,
+# then the jq FILTER.  $SHARED_MODE, when set, is the mode of $T/shared.
+mkbundle() {
+	local filter=$1 args
+	shift
+	args=$(json_args "$@") &&
+		mkdir -p "$T/b" "$T/shared" &&
+		{ [ -z "${SHARED_MODE:-}" ] || chmod "$SHARED_MODE" "$T/shared"; } &&
+		rm -f "$T/b/config.json" &&
+		"$BRIG" spec --bundle "$T/b" &&
+		brig_bundle_edit "$T/b" '.process.terminal = false | .process.args = $a
+			| .root.path = $root
+			| .mounts += [{destination: "/shared", type: "bind", source: $shared,
+				       options: ["rbind", "rw"]}]
+			| '"$filter" \
+			--argjson a "$args" --arg root "$ROOTFS" --arg shared "$T/shared" ||
+		fail "cannot write the bundle $T/b"
+}
+
+# cleanup ID: delete --force ID (under $T/root) when the test ends, whatever
+# happened (bounded: a container lock held forever must not hang the file).
+cleanup() {
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" delete --force "$1"
+}
+
+# up ID: `run --detach` of the bundle $T/b as ID (deleted when the test
+# ends); fails the test when it does not start or prints anything.
+up() {
+	cleanup "$1"
+	br run --detach --bundle "$T/b" "$1"
+	assert_rc 0 || return 1
+	assert_eq "$out$err" "" "output of run --detach $1"
+}

@@ -342,6 +342,11 @@ alive() {
 	[ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
 }
 
+# dead PID: the opposite of alive.
+dead() {
+	! alive "$1"
+}
+
 # nlines STRING: number of lines in STRING (0 for the empty string).
 nlines() {
 	if [ -z "$1" ]; then
