@@ -29,6 +29,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/jsonw.h"
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
 /* how long teardown waits for a cgroup to empty, and how often it looks */
@@ -339,6 +340,24 @@ int brig_cg_read_keyed(const struct brig_cg_hier *h, const char *file, const cha
 		line = *end ? end + 1 : end;
 	}
 	return -1;
+}
+
+uint64_t brig_cg_value(const struct brig_cg_hier *h, const char *file)
+{
+	uint64_t v = 0;
+
+	if (h)
+		brig_cg_read_u64(h, file, &v);
+	return v;
+}
+
+uint64_t brig_cg_keyed(const struct brig_cg_hier *h, const char *file, const char *key)
+{
+	uint64_t v = 0;
+
+	if (h)
+		brig_cg_read_keyed(h, file, key, &v);
+	return v;
 }
 
 bool brig_cg_has(const struct brig_cg_hier *h, const char *file)
@@ -1002,9 +1021,97 @@ int brig_cgroup_destroy(struct brig_cgroup *cg, struct brig_error *err)
 	return r;
 }
 
+static void memdata_json(struct brig_jsonw *w, const char *key, const struct brig_cg_memdata *d)
+{
+	brig_jsonw_key(w, key);
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_uint(w, "usage", d->usage);
+	brig_jsonw_kv_uint(w, "max_usage", d->max_usage);
+	brig_jsonw_kv_uint(w, "failcnt", d->failcnt);
+	brig_jsonw_kv_uint(w, "limit", d->limit);
+	brig_jsonw_object_end(w);
+}
+
+/* "raw": every "key value" line of @h's memory.stat */
+static void raw_json(struct brig_jsonw *w, const struct brig_cg_hier *h)
+{
+	_cleanup_free_ char *s = h ? brig_cg_read(h, "memory.stat") : NULL;
+
+	brig_jsonw_key(w, "raw");
+	brig_jsonw_object_begin(w);
+	for (char *line = s; line && *line;) {
+		char *end = strchrnul(line, '\n'), *sp = memchr(line, ' ', (size_t)(end - line));
+
+		if (sp) {
+			*sp = '\0';
+			brig_jsonw_kv_uint(w, line, strtoull(sp + 1, NULL, 10));
+		}
+		line = *end ? end + 1 : end;
+	}
+	brig_jsonw_object_end(w);
+}
+
+static void percpu_json(struct brig_jsonw *w, const char *text)
+{
+	char *end;
+
+	brig_jsonw_key(w, "percpu_usage");
+	brig_jsonw_array_begin(w);
+	for (const char *p = text; p && *p; p = end) {
+		unsigned long long v = strtoull(p, &end, 10);
+
+		if (end == p)
+			break;
+		brig_jsonw_uint(w, v);
+	}
+	brig_jsonw_array_end(w);
+}
+
 int brig_cgroup_stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err)
 {
-	return ops_of(cg)->stats(cg, w, err);
+	struct brig_cg_stats st = { 0 };
+
+	(void)err;
+	ops_of(cg)->stats(cg, &st);
+	brig_jsonw_object_begin(w);
+	brig_jsonw_key(w, "cpu");
+	brig_jsonw_object_begin(w);
+	brig_jsonw_key(w, "usage");
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_uint(w, "total", st.cpu_total);
+	if (st.has_percpu)
+		percpu_json(w, st.percpu);
+	brig_jsonw_kv_uint(w, "usage_in_kernelmode", st.cpu_kernel);
+	brig_jsonw_kv_uint(w, "usage_in_usermode", st.cpu_user);
+	brig_jsonw_object_end(w);
+	brig_jsonw_key(w, "throttling");
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_uint(w, "periods", st.periods);
+	brig_jsonw_kv_uint(w, "throttled_periods", st.throttled_periods);
+	brig_jsonw_kv_uint(w, "throttled_time", st.throttled_time);
+	brig_jsonw_object_end(w);
+	brig_jsonw_object_end(w);
+
+	brig_jsonw_key(w, "memory");
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_uint(w, "cache", st.cache);
+	memdata_json(w, "usage", &st.usage);
+	memdata_json(w, "swap", &st.swap);
+	if (st.has_kmem) {
+		memdata_json(w, "kernel", &st.kernel);
+		memdata_json(w, "kernelTCP", &st.kernel_tcp);
+	}
+	raw_json(w, st.memory);
+	brig_jsonw_object_end(w);
+
+	brig_jsonw_key(w, "pids");
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_uint(w, "current", st.pids_current);
+	brig_jsonw_kv_uint(w, "limit", st.pids_limit);
+	brig_jsonw_object_end(w);
+	brig_jsonw_object_end(w);
+	free(st.percpu);
+	return 0;
 }
 
 int brig_cgroup_oom_watch(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w,

@@ -14,6 +14,26 @@ struct brig_error;
 struct brig_jsonw;
 struct brig_resources;
 
+/* runc's MemoryData, in bytes */
+struct brig_cg_memdata {
+	uint64_t usage, max_usage, failcnt, limit;
+};
+
+/* What `events --stats` reports; each back end fills it from its own
+ * files, cgroup.c writes it as runc's JSON.  A value not found is 0. */
+struct brig_cg_stats {
+	uint64_t cpu_total, cpu_kernel, cpu_user; /* ns */
+	bool has_percpu;                          /* v1: cpuacct's per-cpu usage */
+	char *percpu;                             /* its text as read, or NULL */
+	uint64_t periods, throttled_periods, throttled_time;
+	uint64_t cache;
+	struct brig_cg_memdata usage, swap;
+	bool has_kmem; /* v1: kernel and kernelTCP */
+	struct brig_cg_memdata kernel, kernel_tcp;
+	const struct brig_cg_hier *memory; /* memory.stat's ("raw"), or NULL */
+	uint64_t pids_current, pids_limit; /* limit 0: none */
+};
+
 /* What differs between v1 (and hybrid, whose v1 controllers hold the
  * resources) and v2.  cgroup.c does everything else. */
 struct brig_cg_ops {
@@ -26,7 +46,7 @@ struct brig_cg_ops {
 	             struct brig_error *err);
 	int (*freeze)(const struct brig_cgroup *cg, bool frozen, struct brig_error *err);
 	bool (*frozen)(const struct brig_cgroup *cg);
-	int (*stats)(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err);
+	void (*stats)(const struct brig_cgroup *cg, struct brig_cg_stats *st);
 	int (*oom_watch)(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w,
 	                 struct brig_error *err);
 	int64_t (*oom_read)(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w);
@@ -56,6 +76,10 @@ int brig_cg_read_u64(const struct brig_cg_hier *h, const char *file, uint64_t *o
 int brig_cg_read_keyed(const struct brig_cg_hier *h, const char *file, const char *key,
                        uint64_t *out);
 bool brig_cg_has(const struct brig_cg_hier *h, const char *file);
+/* The same as plain values for stats: 0 when @h is NULL or the file or key
+ * is missing. */
+uint64_t brig_cg_value(const struct brig_cg_hier *h, const char *file);
+uint64_t brig_cg_keyed(const struct brig_cg_hier *h, const char *file, const char *key);
 
 /* resources.c: conversions that runc makes, shared by the back ends. */
 uint64_t brig_cg_shares_to_weight(uint64_t shares);
@@ -78,8 +102,6 @@ int brig_cg_apply_unified(const struct brig_cg_hier *h, const struct brig_kv *kv
                           struct brig_error *err);
 int brig_cg_apply_rdma(const struct brig_cg_hier *h, const struct brig_rdma *rd, size_t n,
                        struct brig_error *err);
-/* "raw": every "key value" line of @file */
-void brig_cg_stats_raw(struct brig_jsonw *w, const struct brig_cg_hier *h, const char *file);
 
 /* Freeze-aware helpers for v1 and for v2 without cgroup.kill. */
 int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n,

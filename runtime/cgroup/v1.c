@@ -431,130 +431,49 @@ static bool frozen(const struct brig_cgroup *cg)
 
 /* ------------------------------------------------------------ stats */
 
-static void kv_u64(struct brig_jsonw *w, const struct brig_cg_hier *h, const char *key,
-                   const char *file)
+/* <prefix>.usage_in_bytes and its three siblings */
+static struct brig_cg_memdata memory_data(const struct brig_cg_hier *h, const char *prefix)
 {
-	uint64_t v = 0;
-
-	if (h)
-		brig_cg_read_u64(h, file, &v);
-	brig_jsonw_kv_uint(w, key, v);
-}
-
-/* runc's MemoryData: usage, max_usage, failcnt, limit */
-static void memory_data(struct brig_jsonw *w, const char *key, const struct brig_cg_hier *h,
-                        const char *prefix)
-{
+	struct brig_cg_memdata d;
 	char f[96];
 
-	brig_jsonw_key(w, key);
-	brig_jsonw_object_begin(w);
 	snprintf(f, sizeof(f), "%s.usage_in_bytes", prefix);
-	kv_u64(w, h, "usage", f);
+	d.usage = brig_cg_value(h, f);
 	snprintf(f, sizeof(f), "%s.max_usage_in_bytes", prefix);
-	kv_u64(w, h, "max_usage", f);
+	d.max_usage = brig_cg_value(h, f);
 	snprintf(f, sizeof(f), "%s.failcnt", prefix);
-	kv_u64(w, h, "failcnt", f);
+	d.failcnt = brig_cg_value(h, f);
 	snprintf(f, sizeof(f), "%s.limit_in_bytes", prefix);
-	kv_u64(w, h, "limit", f);
-	brig_jsonw_object_end(w);
+	d.limit = brig_cg_value(h, f);
+	return d;
 }
 
-void brig_cg_stats_raw(struct brig_jsonw *w, const struct brig_cg_hier *h, const char *file)
-{
-	_cleanup_free_ char *s = h ? brig_cg_read(h, file) : NULL;
-
-	brig_jsonw_key(w, "raw");
-	brig_jsonw_object_begin(w);
-	for (char *line = s; line && *line;) {
-		char *end = strchrnul(line, '\n'), *sp = memchr(line, ' ', (size_t)(end - line));
-
-		if (sp) {
-			*sp = '\0';
-			brig_jsonw_kv_uint(w, line, strtoull(sp + 1, NULL, 10));
-		}
-		line = *end ? end + 1 : end;
-	}
-	brig_jsonw_object_end(w);
-}
-
-static void percpu(struct brig_jsonw *w, const struct brig_cg_hier *h, const char *file)
-{
-	_cleanup_free_ char *s = h ? brig_cg_read(h, file) : NULL;
-	char *p = s, *end;
-
-	brig_jsonw_key(w, "percpu_usage");
-	brig_jsonw_array_begin(w);
-	while (p && *p) {
-		unsigned long long v = strtoull(p, &end, 10);
-
-		if (end == p)
-			break;
-		brig_jsonw_uint(w, v);
-		p = end;
-	}
-	brig_jsonw_array_end(w);
-}
-
-static int stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err)
+static void stats(const struct brig_cgroup *cg, struct brig_cg_stats *st)
 {
 	const struct brig_cg_hier *cpu = brig_cg_find(cg, "cpu");
 	const struct brig_cg_hier *acct = brig_cg_find(cg, "cpuacct");
 	const struct brig_cg_hier *mem = brig_cg_find(cg, "memory");
 	const struct brig_cg_hier *pids = brig_cg_find(cg, "pids");
-	uint64_t v = 0;
+	uint64_t max;
 
-	(void)err;
-	brig_jsonw_object_begin(w);
-	brig_jsonw_key(w, "cpu");
-	brig_jsonw_object_begin(w);
-	brig_jsonw_key(w, "usage");
-	brig_jsonw_object_begin(w);
-	kv_u64(w, acct, "total", "cpuacct.usage");
-	percpu(w, acct, "cpuacct.usage_percpu");
-	kv_u64(w, acct, "usage_in_kernelmode", "cpuacct.usage_sys");
-	kv_u64(w, acct, "usage_in_usermode", "cpuacct.usage_user");
-	brig_jsonw_object_end(w);
-	brig_jsonw_key(w, "throttling");
-	brig_jsonw_object_begin(w);
-	v = 0;
-	if (cpu)
-		brig_cg_read_keyed(cpu, "cpu.stat", "nr_periods", &v);
-	brig_jsonw_kv_uint(w, "periods", v);
-	v = 0;
-	if (cpu)
-		brig_cg_read_keyed(cpu, "cpu.stat", "nr_throttled", &v);
-	brig_jsonw_kv_uint(w, "throttled_periods", v);
-	v = 0;
-	if (cpu)
-		brig_cg_read_keyed(cpu, "cpu.stat", "throttled_time", &v);
-	brig_jsonw_kv_uint(w, "throttled_time", v);
-	brig_jsonw_object_end(w);
-	brig_jsonw_object_end(w);
-
-	brig_jsonw_key(w, "memory");
-	brig_jsonw_object_begin(w);
-	v = 0;
-	if (mem)
-		brig_cg_read_keyed(mem, "memory.stat", "total_cache", &v);
-	brig_jsonw_kv_uint(w, "cache", v);
-	memory_data(w, "usage", mem, "memory");
-	memory_data(w, "swap", mem, "memory.memsw");
-	memory_data(w, "kernel", mem, "memory.kmem");
-	memory_data(w, "kernelTCP", mem, "memory.kmem.tcp");
-	brig_cg_stats_raw(w, mem, "memory.stat");
-	brig_jsonw_object_end(w);
-
-	brig_jsonw_key(w, "pids");
-	brig_jsonw_object_begin(w);
-	kv_u64(w, pids, "current", "pids.current");
-	v = 0;
-	if (pids)
-		brig_cg_read_u64(pids, "pids.max", &v);
-	brig_jsonw_kv_uint(w, "limit", v == UINT64_MAX ? 0 : v);
-	brig_jsonw_object_end(w);
-	brig_jsonw_object_end(w);
-	return 0;
+	st->cpu_total = brig_cg_value(acct, "cpuacct.usage");
+	st->has_percpu = true;
+	st->percpu = acct ? brig_cg_read(acct, "cpuacct.usage_percpu") : NULL;
+	st->cpu_kernel = brig_cg_value(acct, "cpuacct.usage_sys");
+	st->cpu_user = brig_cg_value(acct, "cpuacct.usage_user");
+	st->periods = brig_cg_keyed(cpu, "cpu.stat", "nr_periods");
+	st->throttled_periods = brig_cg_keyed(cpu, "cpu.stat", "nr_throttled");
+	st->throttled_time = brig_cg_keyed(cpu, "cpu.stat", "throttled_time");
+	st->cache = brig_cg_keyed(mem, "memory.stat", "total_cache");
+	st->usage = memory_data(mem, "memory");
+	st->swap = memory_data(mem, "memory.memsw");
+	st->has_kmem = true;
+	st->kernel = memory_data(mem, "memory.kmem");
+	st->kernel_tcp = memory_data(mem, "memory.kmem.tcp");
+	st->memory = mem;
+	st->pids_current = brig_cg_value(pids, "pids.current");
+	max = brig_cg_value(pids, "pids.max");
+	st->pids_limit = max == UINT64_MAX ? 0 : max;
 }
 
 /* v1's OOM notification: an eventfd registered on memory.oom_control

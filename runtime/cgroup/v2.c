@@ -284,75 +284,30 @@ static bool frozen(const struct brig_cgroup *cg)
 
 /* ------------------------------------------------------------ stats */
 
-static uint64_t keyed(const struct brig_cg_hier *h, const char *file, const char *key)
-{
-	uint64_t v = 0;
-
-	brig_cg_read_keyed(h, file, key, &v);
-	return v;
-}
-
-static uint64_t value(const struct brig_cg_hier *h, const char *file)
-{
-	uint64_t v = 0;
-
-	brig_cg_read_u64(h, file, &v);
-	return v;
-}
-
-static void memory_data(struct brig_jsonw *w, const char *key, uint64_t usage, uint64_t max,
-                        uint64_t failcnt, uint64_t limit)
-{
-	brig_jsonw_key(w, key);
-	brig_jsonw_object_begin(w);
-	brig_jsonw_kv_uint(w, "usage", usage);
-	brig_jsonw_kv_uint(w, "max_usage", max);
-	brig_jsonw_kv_uint(w, "failcnt", failcnt);
-	brig_jsonw_kv_uint(w, "limit", limit);
-	brig_jsonw_object_end(w);
-}
-
-static int stats(const struct brig_cgroup *cg, struct brig_jsonw *w, struct brig_error *err)
+static void stats(const struct brig_cgroup *cg, struct brig_cg_stats *st)
 {
 	const struct brig_cg_hier *h = hier(cg);
-	uint64_t pmax;
+	uint64_t max;
 
-	(void)err;
-	brig_jsonw_object_begin(w);
-	brig_jsonw_key(w, "cpu");
-	brig_jsonw_object_begin(w);
-	brig_jsonw_key(w, "usage");
-	brig_jsonw_object_begin(w);
-	brig_jsonw_kv_uint(w, "total", keyed(h, "cpu.stat", "usage_usec") * 1000);
-	brig_jsonw_kv_uint(w, "usage_in_kernelmode", keyed(h, "cpu.stat", "system_usec") * 1000);
-	brig_jsonw_kv_uint(w, "usage_in_usermode", keyed(h, "cpu.stat", "user_usec") * 1000);
-	brig_jsonw_object_end(w);
-	brig_jsonw_key(w, "throttling");
-	brig_jsonw_object_begin(w);
-	brig_jsonw_kv_uint(w, "periods", keyed(h, "cpu.stat", "nr_periods"));
-	brig_jsonw_kv_uint(w, "throttled_periods", keyed(h, "cpu.stat", "nr_throttled"));
-	brig_jsonw_kv_uint(w, "throttled_time", keyed(h, "cpu.stat", "throttled_usec") * 1000);
-	brig_jsonw_object_end(w);
-	brig_jsonw_object_end(w);
-
-	brig_jsonw_key(w, "memory");
-	brig_jsonw_object_begin(w);
-	brig_jsonw_kv_uint(w, "cache", keyed(h, "memory.stat", "file"));
-	memory_data(w, "usage", value(h, "memory.current"), value(h, "memory.peak"),
-	            keyed(h, "memory.events", "max"), value(h, "memory.max"));
-	memory_data(w, "swap", value(h, "memory.swap.current"), value(h, "memory.swap.peak"),
-	            keyed(h, "memory.swap.events", "max"), value(h, "memory.swap.max"));
-	brig_cg_stats_raw(w, h, "memory.stat");
-	brig_jsonw_object_end(w);
-
-	brig_jsonw_key(w, "pids");
-	brig_jsonw_object_begin(w);
-	brig_jsonw_kv_uint(w, "current", value(h, "pids.current"));
-	pmax = value(h, "pids.max");
-	brig_jsonw_kv_uint(w, "limit", pmax == UINT64_MAX ? 0 : pmax);
-	brig_jsonw_object_end(w);
-	brig_jsonw_object_end(w);
-	return 0;
+	st->cpu_total = brig_cg_keyed(h, "cpu.stat", "usage_usec") * 1000;
+	st->cpu_kernel = brig_cg_keyed(h, "cpu.stat", "system_usec") * 1000;
+	st->cpu_user = brig_cg_keyed(h, "cpu.stat", "user_usec") * 1000;
+	st->periods = brig_cg_keyed(h, "cpu.stat", "nr_periods");
+	st->throttled_periods = brig_cg_keyed(h, "cpu.stat", "nr_throttled");
+	st->throttled_time = brig_cg_keyed(h, "cpu.stat", "throttled_usec") * 1000;
+	st->cache = brig_cg_keyed(h, "memory.stat", "file");
+	st->usage = (struct brig_cg_memdata){ brig_cg_value(h, "memory.current"),
+		                              brig_cg_value(h, "memory.peak"),
+		                              brig_cg_keyed(h, "memory.events", "max"),
+		                              brig_cg_value(h, "memory.max") };
+	st->swap = (struct brig_cg_memdata){ brig_cg_value(h, "memory.swap.current"),
+		                             brig_cg_value(h, "memory.swap.peak"),
+		                             brig_cg_keyed(h, "memory.swap.events", "max"),
+		                             brig_cg_value(h, "memory.swap.max") };
+	st->memory = h;
+	st->pids_current = brig_cg_value(h, "pids.current");
+	max = brig_cg_value(h, "pids.max");
+	st->pids_limit = max == UINT64_MAX ? 0 : max;
 }
 
 /* v2: memory.events changes (inotify) when its oom_kill count grows. */
