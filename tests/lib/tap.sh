@@ -223,13 +223,16 @@ _tap_not_other_tests() {
 
 # Processes a test left behind.  Tests run under tests/helpers/subreaper,
 # which adopts every orphan (a container init whose `brig create` exited):
-# any child of it other than this script is a leak.  Without the
-# subreaper (a test run by hand) nothing can be told apart.
+# any child of it other than this script is a leak, unless it has already
+# exited (a zombie the subreaper has not reaped yet, or gone by the time it
+# is looked at).  Without the subreaper (a test run by hand) nothing can be
+# told apart.
 _tap_leaked_procs() {
 	local pid
 	[ -n "${BRIG_SUBREAPER_PID:-}" ] || return 0
 	for pid in $(cat /proc/"$BRIG_SUBREAPER_PID"/task/*/children 2>/dev/null); do
 		[ "$pid" = "$$" ] && continue
+		alive "$pid" || continue
 		echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
 	done
 }
