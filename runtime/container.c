@@ -467,7 +467,8 @@ static bool has_limits(const struct brig_resources *r)
 }
 
 /*
- * The container's cgroup.  Rootless, a cgroup tree that is not delegated
+ * The container's cgroup.  With --cgroup-manager disabled there is none,
+ * and linux.resources is not applied (crun's rule).  Rootless, a cgroup tree that is not delegated
  * to the user is no error as long as the config asks for no limits: the
  * container then shares brig's cgroup (runc's rule).
  */
@@ -477,6 +478,10 @@ static int make_cgroup(const struct brig_context *ctx, struct create_job *j, con
 	const struct brig_linux *lx = j->bundle.config->linux;
 	int e;
 
+	if (ctx->no_cgroup) {
+		brig_debug("--cgroup-manager disabled: no cgroup, no limits");
+		return 0;
+	}
 	if (brig_cgroup_create(lx, id, ctx->systemd_cgroup, &j->cg, err) == 0)
 		return 0;
 	e = err->errnum;

@@ -17,45 +17,6 @@
 #include "util/error.h"
 #include "util/log.h"
 
-static const struct brig_command *const commands[] = {
-	&brig_cmd_checkpoint, &brig_cmd_create, &brig_cmd_delete, &brig_cmd_events, &brig_cmd_exec,
-	&brig_cmd_features,   &brig_cmd_kill,   &brig_cmd_list,   &brig_cmd_pause,  &brig_cmd_ps,
-	&brig_cmd_restore,    &brig_cmd_resume, &brig_cmd_run,    &brig_cmd_spec,   &brig_cmd_start,
-	&brig_cmd_state,      &brig_cmd_update,
-};
-
-enum {
-	G_DEBUG,
-	G_LOG,
-	G_LOG_FORMAT,
-	G_ROOT,
-	G_CRIU,
-	G_SYSTEMD_CGROUP,
-	G_ROOTLESS,
-	G_VERSION,
-};
-
-static const struct brig_option global_options[] = {
-	[G_DEBUG] = { "debug", 0, BRIG_OPT_BOOL, NULL, "enable debug logging", NULL },
-	[G_LOG] = { "log", 0, BRIG_OPT_STRING, "FILE",
-	            "set the log file to write brig logs to (default is stderr)", NULL },
-	[G_LOG_FORMAT] = { "log-format", 0, BRIG_OPT_STRING, "text|json", "set the log format",
-	                   "text" },
-	[G_ROOT] = { "root", 0, BRIG_OPT_STRING, "DIR",
-	             "root directory for storage of container state (this should be "
-	             "located in tmpfs)",
-	             "/run/brig" },
-	[G_CRIU] = { "criu", 0, BRIG_OPT_STRING, "PATH",
-	             "accepted for runc compatibility; checkpointing is not supported", NULL },
-	[G_SYSTEMD_CGROUP] = { "systemd-cgroup", 0, BRIG_OPT_BOOL, NULL,
-	                       "enable systemd cgroup support, expects cgroupsPath to be of "
-	                       "form \"slice:prefix:name\"",
-	                       NULL },
-	[G_ROOTLESS] = { "rootless", 0, BRIG_OPT_STRING, "auto|true|false",
-	                 "ignore cgroup permission errors", "auto" },
-	[G_VERSION] = { "version", 'v', BRIG_OPT_BOOL, NULL, "print the version", NULL },
-};
-
 static void print_version(void)
 {
 	printf("brig version %s\ncommit: %s\nspec: %s\n", PACKAGE_VERSION, BRIG_COMMIT,
@@ -68,10 +29,10 @@ static void print_help(void)
 	       "USAGE:\n   brig [global options] command [command options] [arguments...]\n\n"
 	       "VERSION:\n   %s (commit %s, spec %s)\n\nCOMMANDS:\n",
 	       PACKAGE_VERSION, BRIG_COMMIT, BRIG_SPEC_VERSION);
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		printf("   %-12s %s\n", commands[i]->name, commands[i]->summary);
+	for (size_t i = 0; i < brig_n_commands; i++)
+		printf("   %-12s %s\n", brig_commands[i]->name, brig_commands[i]->summary);
 	printf("\nGLOBAL OPTIONS:\n");
-	brig_options_print(global_options, ARRAY_SIZE(global_options));
+	brig_options_print(brig_global_options, brig_n_global_options);
 	printf("\nRun 'brig COMMAND --help' for more about a command.\n");
 }
 
@@ -88,9 +49,9 @@ static void print_command_help(const struct brig_command *c)
 
 static const struct brig_command *find_command(const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (strcmp(commands[i]->name, name) == 0)
-			return commands[i];
+	for (size_t i = 0; i < brig_n_commands; i++)
+		if (strcmp(brig_commands[i]->name, name) == 0)
+			return brig_commands[i];
 	return NULL;
 }
 
@@ -128,10 +89,10 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 	const struct brig_command *cmd;
 	int cmd_index, r = -1;
 
-	if (brig_options_parse(global_options, ARRAY_SIZE(global_options), argc - 1, argv + 1,
+	if (brig_options_parse(brig_global_options, brig_n_global_options, argc - 1, argv + 1,
 	                       BRIG_PARSE_STOP, &g, err) < 0)
 		return -1;
-	if (g.vals[G_VERSION].b) {
+	if (g.vals[BRIG_G_VERSION].b) {
 		print_version();
 		r = 0;
 		goto out;
@@ -141,14 +102,14 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 		r = 0;
 		goto out;
 	}
-	if (g.vals[G_LOG_FORMAT].set &&
-	    brig_log_format_parse(g.vals[G_LOG_FORMAT].str, &ctx.log_format) < 0) {
+	if (g.vals[BRIG_G_LOG_FORMAT].set &&
+	    brig_log_format_parse(g.vals[BRIG_G_LOG_FORMAT].str, &ctx.log_format) < 0) {
 		brig_error_usage(err, "invalid --log-format \"%s\": expected \"text\" or \"json\"",
-		                 g.vals[G_LOG_FORMAT].str);
+		                 g.vals[BRIG_G_LOG_FORMAT].str);
 		goto out;
 	}
-	if (g.vals[G_ROOTLESS].set) {
-		const char *v = g.vals[G_ROOTLESS].str;
+	if (g.vals[BRIG_G_ROOTLESS].set) {
+		const char *v = g.vals[BRIG_G_ROOTLESS].str;
 
 		if (strcmp(v, "auto") && strcmp(v, "true") && strcmp(v, "false")) {
 			brig_error_usage(
@@ -157,16 +118,36 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 		}
 		ctx.rootless = v;
 	}
-	if (g.vals[G_ROOT].set) {
-		if (!g.vals[G_ROOT].str[0]) {
+	if (g.vals[BRIG_G_ROOT].set) {
+		if (!g.vals[BRIG_G_ROOT].str[0]) {
 			brig_error_usage(err, "--root must not be empty");
 			goto out;
 		}
-		ctx.root = g.vals[G_ROOT].str;
+		ctx.root = g.vals[BRIG_G_ROOT].str;
 	}
-	ctx.log_path = g.vals[G_LOG].str;
-	ctx.debug = g.vals[G_DEBUG].b;
-	ctx.systemd_cgroup = g.vals[G_SYSTEMD_CGROUP].b;
+	ctx.log_path = g.vals[BRIG_G_LOG].str;
+	ctx.debug = g.vals[BRIG_G_DEBUG].b;
+	ctx.systemd_cgroup = g.vals[BRIG_G_SYSTEMD_CGROUP].b;
+	if (g.vals[BRIG_G_CGROUP_MANAGER].set) {
+		const char *v = g.vals[BRIG_G_CGROUP_MANAGER].str;
+
+		if (!strcmp(v, "systemd"))
+			ctx.systemd_cgroup = true;
+		else if (!strcmp(v, "disabled"))
+			ctx.no_cgroup = true;
+		else if (strcmp(v, "cgroupfs")) {
+			brig_error_usage(err,
+			                 "invalid --cgroup-manager \"%s\": expected cgroupfs, "
+			                 "systemd or disabled",
+			                 v);
+			goto out;
+		}
+		if (ctx.no_cgroup && ctx.systemd_cgroup) {
+			brig_error_usage(
+			    err, "--cgroup-manager disabled conflicts with --systemd-cgroup");
+			goto out;
+		}
+	}
 	if (brig_log_open(ctx.log_path, ctx.log_format, ctx.debug, err) < 0)
 		goto out;
 

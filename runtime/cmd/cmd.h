@@ -22,7 +22,8 @@ struct brig_context {
 	const char *log_path; /* --log */
 	enum brig_log_format log_format;
 	bool debug;
-	bool systemd_cgroup;
+	bool systemd_cgroup;  /* --systemd-cgroup, --cgroup-manager systemd */
+	bool no_cgroup;       /* --cgroup-manager disabled */
 	const char *rootless; /* "auto", "true" or "false" */
 	int exit_status;      /* what brig exits with on success (run) */
 };
@@ -38,6 +39,25 @@ struct brig_command {
 	int min_args, max_args; /* max_args < 0: no limit */
 	int (*run)(struct brig_context *ctx, struct brig_args *args, struct brig_error *err);
 };
+
+/* The subcommands, in the order --help lists them. */
+extern const struct brig_command *const brig_commands[];
+extern const size_t brig_n_commands;
+
+/* The global flags: brig_global_options[BRIG_G_*]. */
+enum brig_global_option {
+	BRIG_G_DEBUG,
+	BRIG_G_LOG,
+	BRIG_G_LOG_FORMAT,
+	BRIG_G_ROOT,
+	BRIG_G_CRIU,
+	BRIG_G_SYSTEMD_CGROUP,
+	BRIG_G_CGROUP_MANAGER,
+	BRIG_G_ROOTLESS,
+	BRIG_G_VERSION,
+};
+extern const struct brig_option brig_global_options[];
+extern const size_t brig_n_global_options;
 
 #define BRIG_OPTIONS(table) .options = (table), .n_options = ARRAY_SIZE(table)
 

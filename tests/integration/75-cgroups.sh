@@ -211,6 +211,34 @@ t_placement() {
 	assert_nothing_left c2 "after delete"
 }
 
+# --cgroup-manager disabled (crun's, what Podman's --cgroups=disabled
+# passes to a runtime in runtime_supports_nocgroup): no cgroup at all, the
+# container stays in the caller's, and limits are not applied.
+t_cgroup_manager_disabled() {
+	local pid
+	mkbundle '.linux.resources.pids = {limit: 7}' sleep 100
+	run_cmd "$BRIG" --root "$T/root" --cgroup-manager disabled create --bundle "$T/b" c1
+	assert_rc 0
+	pid=$(state_field c1 pid)
+	assert_eq "$(cat "/proc/$pid/cgroup")" "$(cat /proc/self/cgroup)" "/proc/$pid/cgroup"
+	assert_eq "$(jq -r '.cgroupPaths // [] | length' "$T/root/c1/state.json")" 0 "cgroupPaths"
+	assert_eq "$(_tap_cgroups_left)" "" "cgroup directories"
+	br start c1
+	assert_rc 0
+	br delete --force c1
+	assert_rc 0
+	assert_nothing_left c1 "after delete"
+	# the other values, and a bad one
+	run_cmd "$BRIG" --root "$T/root" --cgroup-manager cgroupfs list -q
+	assert_rc 0
+	run_cmd "$BRIG" --root "$T/root" --cgroup-manager=bogus list
+	assert_rc 2
+	assert_err_line 'brig: invalid --cgroup-manager "bogus": expected cgroupfs, systemd or disabled'
+	run_cmd "$BRIG" --root "$T/root" --systemd-cgroup --cgroup-manager disabled list
+	assert_rc 2
+	assert_err_line 'brig: --cgroup-manager disabled conflicts with --systemd-cgroup'
+}
+
 # With a cgroup namespace the container is at the root of its cgroups,
 # and /sys/fs/cgroup shows its own.
 t_cgroupns() {
@@ -908,6 +936,7 @@ t_systemd_not_running() {
 }
 
 tap_test "no cgroupsPath: the id under the caller's cgroup; grp/sub nests; delete removes all" t_placement
+tap_test "--cgroup-manager disabled: no cgroup, no limit; bad values" t_cgroup_manager_disabled
 tap_test "a cgroup namespace: / in /proc/self/cgroup, its own limits in /sys/fs/cgroup" t_cgroupns
 tap_test "memory: limit, reservation, swap (swappiness, disableOOMKiller on v1)" t_memory
 tap_test "cpu: shares, quota, period, burst, cpus, mems; idle" t_cpu
