@@ -234,13 +234,16 @@ static int enter_cwd(const char *cwd, struct brig_error *err)
 /* Load the filter; a notify fd goes to brig, for listenerPath. */
 static int load_seccomp(struct exec_job *j, struct brig_error *err)
 {
-	_cleanup_close_ int fd = brig_seccomp_load(&j->seccomp, err);
+	_cleanup_close_ int notify_fd = -1;
+	int r = brig_seccomp_load(&j->seccomp, err);
 
-	if (fd < 0)
+	if (r < 0)
 		return -1;
+	/* without a notify fd, r is 0, not an fd of ours: stdin stays open */
 	if (!j->seccomp.notify)
 		return 0;
-	return brig_sync_send_fd(j->sock[1], BRIG_SYNC_SECCOMP_FD, fd, err);
+	notify_fd = r;
+	return brig_sync_send_fd(j->sock[1], BRIG_SYNC_SECCOMP_FD, notify_fd, err);
 }
 
 static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char **path,

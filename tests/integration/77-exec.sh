@@ -680,6 +680,13 @@ t_seccomp() {
 		assert_rc 0
 		assert_eq "$out" $'Seccomp:\t2\ntouched' "the rest is allowed (noNewPrivileges $nnp)"
 		rm -f "$T/shared/y"
+		# the filter's load leaves stdio alone (it once closed stdin
+		# when loaded before the capabilities drop)
+		run_cmd sh -c 'echo from-stdin | "$BRIG" --root "$1" exec "$2" cat' sh "$T/root" "s$nnp"
+		assert_eq "$out" from-stdin "stdin of exec (noNewPrivileges $nnp)"
+		run_cmd script -qfec "$BRIG --root $T/root exec -t s$nnp sh -c 'tty <&0; tty <&1'" /dev/null
+		assert_match "${out//$'\r'/}" $'^/dev/pts/[0-9]+\n/dev/pts/[0-9]+$' \
+			"stdin and stdout of exec -t (noNewPrivileges $nnp)"
 		br delete --force "s$nnp"
 		assert_rc 0
 	done
