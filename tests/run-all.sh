@@ -11,6 +11,8 @@
 # 4. after the release build's check, the "vm" layer: the scripts listed in
 #    tests/vm/TESTS run again with the release build inside a qemu guest
 #    with pure cgroup v2 (tests/vm/run.sh; SKIP when no guest can run here);
+#    then the "e2e" layer: Podman and containerd (ctr and the CRI) driving
+#    the release build, each scenario also with runc (tests/e2e/run.sh);
 # 5. runs `make lint` (clang-format check + cppcheck);
 # 6. prints one result line per layer and the totals.
 #
@@ -34,7 +36,8 @@ set -uo pipefail
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
 	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format valgrind
-	qemu-system-x86 linux-image-amd64 uidmap"
+	qemu-system-x86 linux-image-amd64 uidmap man-db groff-base zsh bash-completion
+	podman conmon catatonit containerd python3-grpcio python3-protobuf protobuf-compiler"
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -228,6 +231,26 @@ build_and_check() {
 	say "[$name] done in $(($(date +%s) - t0))s"
 }
 
+# count_tap_logs DIR: "PASSED FAILED SKIPPED RAN" over the TAP logs
+# NAME.log in DIR (exit status in NAME.rc): a script that exited non-zero,
+# printed no plan or not as many results as planned is one failure more.
+count_tap_logs() {
+	(cd "$1" 2>/dev/null && find . -name '*.log' ! -name console.log -print0 |
+		xargs -0 -r awk '
+			function end_script(  rc, rcfile) {
+				if (cur == "") return
+				rcfile = cur; sub(/\.log$/, ".rc", rcfile)
+				if ((getline rc < rcfile) <= 0 || rc != 0 || plan < 0 || n != plan) f++
+				ran++
+			}
+			FNR == 1 { end_script(); cur = FILENAME; plan = -1; n = 0 }
+			/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; if (plan == 0 && /# *SKIP/) s++ }
+			/^ok/ { n++; if (/# *SKIP/) s++; else p++ }
+			/^not ok/ { n++; f++ }
+			/^Bail out!/ { f++ }
+			END { end_script(); printf "%d %d %d %d\n", p, f, s, ran }')
+}
+
 # The "vm" layer: the scripts of tests/vm/TESTS (one path per line, from
 # the top of the source tree), run by tests/vm/run.sh with the release build
 # in a qemu guest with pure cgroup v2.  Counted from the TAP logs it leaves
@@ -250,20 +273,7 @@ run_vm() {
 		record release vm SKIP 0 0 1 "${reason:-no guest here: see $dir/vm.log}"
 		return
 	fi
-	read -r p f s ran < <(cd "$results" 2>/dev/null && find . -name '*.log' ! -name console.log -print0 |
-		xargs -0 -r awk '
-			function end_script(  rc, rcfile) {
-				if (cur == "") return
-				rcfile = cur; sub(/\.log$/, ".rc", rcfile)
-				if ((getline rc < rcfile) <= 0 || rc != 0 || plan < 0 || n != plan) f++
-				ran++
-			}
-			FNR == 1 { end_script(); cur = FILENAME; plan = -1; n = 0 }
-			/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; if (plan == 0 && /# *SKIP/) s++ }
-			/^ok/ { n++; if (/# *SKIP/) s++; else p++ }
-			/^not ok/ { n++; f++ }
-			/^Bail out!/ { f++ }
-			END { end_script(); printf "%d %d %d %d\n", p, f, s, ran }')
+	read -r p f s ran < <(count_tap_logs "$results")
 	: "${p:=0}" "${f:=0}" "${s:=0}" "${ran:=0}"
 	[ "$ran" -lt "${#scripts[@]}" ] && f=$((f + ${#scripts[@]} - ran))
 	failed_before=$FAILED
@@ -281,6 +291,38 @@ run_vm() {
 		[ "$FAILED" -eq "$failed_before" ] &&
 			record release vm FAIL 0 1 0 "tests/vm/run.sh exited $rc: $dir/vm.log"
 	fi
+}
+
+# The "e2e" layer: tests/e2e/run.sh with the release build (Podman,
+# containerd; each scenario with runc as well), counted as the vm layer is.
+run_e2e() {
+	local dir="$SRC/build-release" results="$SRC/build-release/tests/e2e-results"
+	local scripts=("$SRC/tests/e2e/podman.sh" "$SRC/tests/e2e/containerd.sh")
+	local rc p f s ran failed_before
+	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
+		record release e2e SKIP 0 0 1 "no release build"
+		return
+	fi
+	say "[e2e] tests/e2e/run.sh: Podman and containerd with brig and with runc"
+	BRIG_E2E_RESULTS=$results bash "$SRC/tests/e2e/run.sh" "$dir" "${scripts[@]}" >"$dir/e2e.log" 2>&1
+	rc=$?
+	read -r p f s ran < <(count_tap_logs "$results")
+	: "${p:=0}" "${f:=0}" "${s:=0}" "${ran:=0}"
+	[ "$ran" -lt "${#scripts[@]}" ] && f=$((f + ${#scripts[@]} - ran))
+	failed_before=$FAILED
+	if [ "$f" -gt 0 ]; then
+		record release e2e FAIL "$p" "$f" "$s" "${#scripts[@]} script(s): $dir/e2e.log"
+		grep -E '^(not ok|Bail out!)' "$dir/e2e.log" | sed 's/^/    /' | head -50
+	elif [ "$p" -eq 0 ]; then
+		record release e2e SKIP "$p" "$f" "$s" "${#scripts[@]} script(s)"
+	else
+		record release e2e PASS "$p" "$f" "$s" "${#scripts[@]} script(s)"
+	fi
+	# the side-by-side tables
+	grep -E '^# (e2e: |scenario |[^#].*  (pass|FAIL|skip|none) +(pass|FAIL|skip|none) *$)' \
+		"$dir/e2e.log" | sed 's/^# /    /'
+	[ "$rc" -ne 0 ] && [ "$FAILED" -eq "$failed_before" ] &&
+		record release e2e FAIL 0 1 0 "tests/e2e/run.sh exited $rc: $dir/e2e.log"
 }
 
 run_lint() {
@@ -305,6 +347,7 @@ install_deps
 prepare_tree
 build_and_check release "$FUZZ_SECONDS_RELEASE"
 run_vm
+run_e2e
 build_and_check asan 0 --enable-sanitizers
 run_lint
 print_results

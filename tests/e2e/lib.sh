@@ -1,0 +1,225 @@
+# shellcheck shell=bash
+# tests/e2e/lib.sh: brig under the engines that drive runc, each scenario
+# run twice by the same code: once with runc, once with brig.
+#
+#   . "$BRIG_SRCDIR/tests/e2e/lib.sh"
+#   e2e_main "$@"                 # isolate (tests/e2e/isolate.sh), then go on
+#   s_echo() { run_cmd podman --runtime "$RT" run --rm ...; assert_rc 0; }
+#   scenario "run --rm echo" s_echo
+#   e2e_done
+#
+# A scenario is a function of $RT (the runtime's path) and $RTN (its name:
+# "runc" or "brig"), written with the assertions of tests/lib/tap.sh.  Its
+# TAP line says how brig did, given how runc did:
+#
+#   runc    brig    TAP
+#   pass    pass    ok
+#   pass    fail    not ok
+#   fail    pass    ok      (the note says runc failed)
+#   fail    fail    ok # SKIP fails with runc too: the scenario proves nothing here
+#
+# so the suite passes when brig passes every scenario runc passes, and a
+# scenario that no runtime passes is reported instead of hidden.  After
+# each run, the script's e2e_check_clean (if defined) asserts that nothing
+# is left: it is part of the scenario.  e2e_done prints both columns side
+# by side and the plan.
+#
+# Environment: BRIG (the binary under test), RUNC (default /usr/sbin/runc;
+# when missing, brig runs alone and each line says so), E2E_TIMEOUT
+# (seconds a command may take, default 60).
+
+. "${BRIG_SRCDIR:?}/tests/lib/tap.sh"
+
+: "${RUNC:=/usr/sbin/runc}"
+TAP_TIMEOUT=${E2E_TIMEOUT:-60}
+E2E_RUNTIMES=()
+_e2e_table=()
+
+# e2e_main "$@": run the calling script again inside isolate.sh (a private
+# mount and cgroup namespace) with a scratch directory $E2E_TMP, which is
+# removed once the namespace is gone.  Returns in the isolated copy.
+e2e_main() {
+	local rc tmp script
+	if [ "${BRIG_E2E_ISOLATED:-}" = 1 ]; then
+		_e2e_setup_runtimes
+		return 0
+	fi
+	[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+	script=$(realpath "$0")
+	tmp=$(mktemp -d /tmp/brig-e2e.XXXXXX) || {
+		echo "Bail out! cannot create a temporary directory"
+		exit 1
+	}
+	E2E_TMP=$tmp "$BRIG_SRCDIR/tests/e2e/isolate.sh" bash "$script" "$@"
+	rc=$?
+	# The namespace and its mounts are gone: only files remain.
+	rm -rf "$tmp" || echo "# could not remove $tmp"
+	exit "$rc"
+}
+
+_e2e_setup_runtimes() {
+	[ -x "$BRIG" ] || {
+		echo "Bail out! no brig binary at $BRIG"
+		exit 1
+	}
+	if [ -x "$RUNC" ]; then
+		E2E_RUNTIMES+=("runc=$RUNC")
+	else
+		diag "no runc at $RUNC: brig runs alone"
+	fi
+	E2E_RUNTIMES+=("brig=$BRIG")
+}
+
+# _e2e_run NAME FUNC: run FUNC once with the runtime NAME=PATH; 0 pass,
+# 1 fail, 2 skip.  Its diagnostics go to $E2E_TMP/log.
+_e2e_run() {
+	local rt=$1 func=$2 rc
+	rm -f "$_tap_state/skip" "$_tap_state/cnf"
+	(
+		RTN=${rt%%=*} RT=${rt#*=}
+		export RT RTN
+		_tap_failed=0
+		_tap_defers=()
+		trap '_tap_run_defers' EXIT
+		T=$E2E_TMP/t.$RTN
+		rm -rf "$T"
+		mkdir -p "$T" && cd "$T" || exit 1
+		"$func" </dev/null
+		if [ "$(type -t e2e_check_clean)" = function ]; then
+			e2e_check_clean
+		fi
+		exit "$_tap_failed"
+	) >"$E2E_TMP/log" 2>&1
+	rc=$?
+	[ -f "$_tap_state/cnf" ] && rc=1
+	if [ -f "$_tap_state/skip" ]; then
+		echo "# SKIP $(cat "$_tap_state/skip")" >>"$E2E_TMP/log"
+		return 2
+	fi
+	[ "$rc" -eq 0 ] && return 0
+	return 1
+}
+
+# scenario NAME FUNC: one TAP line for FUNC, run with runc then brig.
+scenario() {
+	local name=$1 func=$2 rt res r col=() brig_log runc_log note
+	_tap_n=$((_tap_n + 1))
+	for rt in "${E2E_RUNTIMES[@]}"; do
+		_e2e_run "$rt" "$func"
+		r=$?
+		case $r in
+		0) res=pass ;;
+		2) res=skip ;;
+		*) res=FAIL ;;
+		esac
+		col+=("${rt%%=*}:$res")
+		if [ "${rt%%=*}" = brig ]; then
+			brig_log=$(cat "$E2E_TMP/log")
+		else
+			runc_log=$(cat "$E2E_TMP/log")
+		fi
+	done
+	local runc_res=none brig_res=none c
+	for c in "${col[@]}"; do
+		case $c in
+		runc:*) runc_res=${c#runc:} ;;
+		brig:*) brig_res=${c#brig:} ;;
+		esac
+	done
+	_e2e_table+=("$(printf '%-44s %-6s %-6s' "${name:0:44}" "$runc_res" "$brig_res")")
+	if [ "$brig_res" = skip ]; then
+		echo "ok $_tap_n - $name # SKIP ${brig_log##*# SKIP }"
+	elif [ "$brig_res" = pass ]; then
+		note=
+		[ "$runc_res" = FAIL ] && note=" (runc fails this one)"
+		[ "$runc_res" = none ] && note=" (brig alone: no runc)"
+		echo "ok $_tap_n - $name$note"
+		[ "$runc_res" = FAIL ] && diag "runc:" "$runc_log"
+	elif [ "$runc_res" = FAIL ]; then
+		echo "ok $_tap_n - $name # SKIP fails with runc too: the scenario proves nothing here"
+		diag "runc:" "$runc_log" "brig:" "$brig_log"
+	else
+		echo "not ok $_tap_n - $name"
+		diag "brig:" "$brig_log"
+	fi
+	return 0
+}
+
+# e2e_done: both columns side by side, then the plan.
+e2e_done() {
+	local line
+	diag "$(printf '%-44s %-6s %-6s' scenario runc brig)"
+	for line in "${_e2e_table[@]}"; do
+		diag "$line"
+	done
+	echo "1..$_tap_n"
+	exit 0
+}
+
+# e2e_container_name BASE: a name for this runtime's run of a scenario.
+e2e_name() {
+	echo "e2e-$RTN-$1"
+}
+
+# e2e_cgroup_dirs: the cgroup directories under the isolated root (which
+# is the test's own cgroup), one per line, relative, sorted, from every
+# hierarchy.
+e2e_cgroup_dirs() {
+	local h
+	for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+		[ -e "$h/cgroup.procs" ] || continue
+		(cd "$h" && find . -mindepth 1 -type d ! -name shell 2>/dev/null)
+	done | sort -u
+}
+
+# e2e_mounts: the mount table of this namespace, without ids.
+e2e_mounts() {
+	awk '{ sub(/^[0-9]+ [0-9]+ /, ""); print }' /proc/self/mountinfo | sort
+}
+
+# e2e_wait_for SECONDS CMD...: retry CMD every 0.1 s until it succeeds.
+e2e_wait_for() {
+	local n=$(($1 * 10))
+	shift
+	while ! "$@" >/dev/null 2>&1; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# e2e_oci_archive ROOTFS NAME CMD-JSON OUT: an OCI image archive (image
+# layout in a tar) of ROOTFS as one uncompressed layer, named NAME (for
+# `ctr image import` and `podman load`), with CMD-JSON as its command and
+# a PATH.  No registry, no image tool.
+e2e_oci_archive() {
+	local rootfs=$1 name=$2 cmd=$3 out=$4 d layer config manifest
+	d=$(mktemp -d "$E2E_TMP/oci.XXXXXX") || return 1
+	mkdir -p "$d/blobs/sha256" || return 1
+	tar -C "$rootfs" --numeric-owner -cf "$d/layer.tar" . || return 1
+	layer=$(sha256sum "$d/layer.tar" | cut -d' ' -f1)
+	mv "$d/layer.tar" "$d/blobs/sha256/$layer"
+	jq -cn --arg diff "sha256:$layer" --argjson cmd "$cmd" '{
+		architecture: "amd64", os: "linux",
+		config: {Env: ["PATH=/usr/sbin:/usr/bin:/sbin:/bin"], Cmd: $cmd},
+		rootfs: {type: "layers", diff_ids: [$diff]}}' >"$d/config.json" || return 1
+	config=$(sha256sum "$d/config.json" | cut -d' ' -f1)
+	mv "$d/config.json" "$d/blobs/sha256/$config"
+	jq -cn --arg c "sha256:$config" --argjson cs "$(stat -c %s "$d/blobs/sha256/$config")" \
+		--arg l "sha256:$layer" --argjson ls "$(stat -c %s "$d/blobs/sha256/$layer")" '{
+		schemaVersion: 2, mediaType: "application/vnd.oci.image.manifest.v1+json",
+		config: {mediaType: "application/vnd.oci.image.config.v1+json", digest: $c, size: $cs},
+		layers: [{mediaType: "application/vnd.oci.image.layer.v1.tar", digest: $l, size: $ls}]
+	}' >"$d/manifest.json" || return 1
+	manifest=$(sha256sum "$d/manifest.json" | cut -d' ' -f1)
+	jq -cn --arg m "sha256:$manifest" --argjson ms "$(stat -c %s "$d/manifest.json")" \
+		--arg name "$name" '{schemaVersion: 2, manifests: [{
+		mediaType: "application/vnd.oci.image.manifest.v1+json", digest: $m, size: $ms,
+		annotations: {"io.containerd.image.name": $name,
+			"org.opencontainers.image.ref.name": ($name | sub(".*:"; ""))}}]}' \
+		>"$d/index.json" || return 1
+	mv "$d/manifest.json" "$d/blobs/sha256/$manifest"
+	echo '{"imageLayoutVersion":"1.0.0"}' >"$d/oci-layout"
+	tar -C "$d" -cf "$out" oci-layout index.json blobs || return 1
+	rm -rf "$d"
+}
