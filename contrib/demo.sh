@@ -7,9 +7,11 @@
 # (or uses the in-tree build if the tree is configured in-tree), makes an
 # OCI bundle whose rootfs is Debian's busybox-static, and runs
 #   sh -c 'echo hello from brig; uname -a'
-# in it with brig, then through Podman when Podman is installed.  Until
-# containers run, it stops after `brig spec` and the config validation and
-# says so.  Safe to run again; it leaves no temporary files.
+# in it with brig, then a job that fails (its exit status comes back), then
+# the first again through Podman when Podman is installed (podman --runtime
+# BRIG, with contrib/podman/containers.conf, in a private store).  Each
+# shows the container's output, its exit status and the wall time.  Safe
+# to run again; it leaves no temporary files, cgroups or mounts.
 #
 # Environment: SKIP_APT=1 skips apt-get; JOBS sets make's parallelism.
 
@@ -31,21 +33,17 @@ die() {
 	exit 1
 }
 
-cleanup() {
+demo_cleanup() {
 	local m
 	if [ -n "$TMP" ] && [ -d "$TMP" ]; then
 		[ -n "${BRIG:-}" ] && "$BRIG" --root "$TMP/state" delete --force "$ID" >/dev/null 2>&1
-		if [ -n "${PODMAN_DEMO:-}" ]; then
-			podman rm -f brig-demo >/dev/null 2>&1
-			podman rmi -f localhost/brig-demo >/dev/null 2>&1
-		fi
 		# Nothing may stay mounted under the temp dir before it goes.
 		awk -v d="$TMP" 'index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo |
 			sort -r | while read -r m; do umount -l "$m" 2>/dev/null; done
 		rm -rf "$TMP"
 	fi
 }
-trap cleanup EXIT
+trap demo_cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ------------------------------------------------------------ dependencies
@@ -124,41 +122,48 @@ timed brig "$BRIG" --root "$TMP/state" run --bundle "$TMP/bundle" "$ID"
 show brig
 [ "$RC" -eq 0 ] || die "brig run failed"
 
+say "a job that fails: sh -c 'echo working; exit 3'"
+brig_bundle_edit "$TMP/bundle" '.process.args = ["sh", "-c", "echo working; exit 3"]' ||
+	die "cannot edit config.json"
+timed fail "$BRIG" --root "$TMP/state" run --bundle "$TMP/bundle" "$ID"
+show fail
+[ "$RC" -eq 3 ] || die "brig run did not return the container's exit status 3"
+
 # ------------------------------------------------------------------ podman
 
 if ! command -v podman >/dev/null; then
 	say "Podman is not installed: skipping the Podman part"
 	exit 0
 fi
-say "the same through Podman (podman --runtime $BRIG)"
-# A private Podman store and configuration in the temp dir: the host's
-# images and containers are not touched.
-mkdir -p "$TMP/podman"/{storage,run,tmp}
-cat >"$TMP/podman/storage.conf" <<EOF
-[storage]
-driver = "vfs"
-graphroot = "$TMP/podman/storage"
-runroot = "$TMP/podman/run"
+say "the same through Podman: podman --runtime $BRIG run --rm IMAGE sh -c '...'"
+# A private Podman store and configuration in the temp dir, from
+# contrib/podman/containers.conf.  Podman runs in a private mount and
+# cgroup namespace (tests/e2e/isolate.sh): its absolute cgroup paths
+# (--cgroup-parent /brig-demo) land below this shell's cgroup, and nothing
+# it mounts or caches stays on the host.
+. "$SRC/tests/lib/podman.sh"
+brig_podman_config "$TMP/podman" "$BRIG" || die "cannot write the Podman configuration"
+tar -C "$TMP/bundle/rootfs" -cf "$TMP/rootfs.tar" . || die "cannot pack the rootfs"
+cat >"$TMP/podman.sh" <<'EOF'
+# $1: the podman dir, $2: brig, $3: the rootfs tarball, $4: the result prefix
+export CONTAINERS_CONF=$1/containers.conf CONTAINERS_STORAGE_CONF=$1/storage.conf
+podman import --change 'ENV PATH=/bin' "$3" localhost/brig-demo >/dev/null || exit 1
+t0=$(date +%s%N)
+podman --runtime "$2" run --rm --cgroup-parent /brig-demo localhost/brig-demo sh -c 'echo hello from brig; uname -a' \
+	</dev/null >"$4.out" 2>"$4.err"
+rc=$?
+t1=$(date +%s%N)
+echo "$rc $(((t1 - t0) / 1000000))" >"$4.rc"
+# what Podman made below /brig-demo (conmon's cgroup), in this namespace's
+# view: below the caller's cgroup
+for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+	[ -d "$h/brig-demo" ] && find "$h/brig-demo" -depth -type d -exec rmdir {} + 2>/dev/null
+done
+true
 EOF
-cat >"$TMP/podman/containers.conf" <<EOF
-[containers]
-netns = "none"
-[engine]
-cgroup_manager = "cgroupfs"
-events_logger = "file"
-events_logfile_path = "$TMP/podman/events.log"
-tmp_dir = "$TMP/podman/tmp"
-runtime_supports_json = ["brig", "crun", "runc"]
-[engine.runtimes]
-brig = ["$BRIG"]
-EOF
-export CONTAINERS_STORAGE_CONF=$TMP/podman/storage.conf CONTAINERS_CONF=$TMP/podman/containers.conf
-PODMAN_DEMO=1
-tar -C "$TMP/bundle/rootfs" -cf - . |
-	podman import --change 'ENV PATH=/bin' - localhost/brig-demo >/dev/null ||
-	die "podman import failed"
-timed podman podman --runtime brig run --rm --name brig-demo localhost/brig-demo \
-	sh -c 'echo hello from brig; uname -a'
+"$SRC/tests/e2e/isolate.sh" bash "$TMP/podman.sh" "$TMP/podman" "$BRIG" "$TMP/rootfs.tar" \
+	"$TMP/podman" >"$TMP/podman.log" 2>&1 || die "podman failed: $(tail -3 "$TMP/podman.log")"
+read -r RC MS <"$TMP/podman.rc" || die "podman did not run"
 show podman
 [ "$RC" -eq 0 ] || die "podman run with brig failed"
 say "done"

@@ -297,7 +297,7 @@ run_vm() {
 # containerd; each scenario with runc as well), counted as the vm layer is.
 run_e2e() {
 	local dir="$SRC/build-release" results="$SRC/build-release/tests/e2e-results"
-	local scripts=("$SRC/tests/e2e/podman.sh" "$SRC/tests/e2e/containerd.sh")
+	local scripts=("$SRC/tests/e2e/podman.sh" "$SRC/tests/e2e/containerd.sh" "$SRC/tests/e2e/demo.sh")
 	local rc p f s ran failed_before
 	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
 		record release e2e SKIP 0 0 1 "no release build"

@@ -12,6 +12,7 @@
 
 . "${BRIG_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh"
 . "$BRIG_SRCDIR/tests/lib/rootfs.sh"
+. "$BRIG_SRCDIR/tests/lib/podman.sh"
 
 for cmd in podman conmon; do
 	command -v "$cmd" >/dev/null || skip_all "$cmd is not installed (apt-get install podman)"
@@ -21,39 +22,10 @@ e2e_main "$@"
 IMG=localhost/brig-e2e-busybox
 PD=$E2E_TMP/podman
 
-# The configuration: the test's own settings (isolated store and events,
-# cgroupfs, no network by default) around contrib/podman/containers.conf,
-# whose brig entry is pointed at the binary under test.
+# Podman's configuration (tests/lib/podman.sh): contrib/podman/containers.conf
+# with the binary under test, an isolated store and events, cgroupfs.
 podman_setup() {
-	mkdir -p "$PD"/{storage,run,tmp} || return 1
-	cat >"$PD/storage.conf" <<-EOF
-		[storage]
-		driver = "overlay"
-		graphroot = "$PD/storage"
-		runroot = "$PD/run"
-	EOF
-	{
-		cat <<-EOF
-			[containers]
-			netns = "none"
-			log_driver = "k8s-file"
-			# CAP_SYS_RESOURCE may be missing (it is on the CI machine):
-			# Podman's default nofile/nproc of 1048576 could not be set.
-			default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]
-
-		EOF
-		awk -v brig="$BRIG" -v runc="$RUNC" -v pd="$PD" '
-			{ print }
-			/^\[engine\]$/ {
-				print "cgroup_manager = \"cgroupfs\""
-				print "events_logger = \"file\""
-				print "events_logfile_path = \"" pd "/events.log\""
-				print "tmp_dir = \"" pd "/tmp\""
-			}
-			/^\[engine\.runtimes\]$/ { print "runc = [\"" runc "\"]" }
-			/^brig = \[/ { print "  \"" brig "\"," }
-		' "$BRIG_SRCDIR/contrib/podman/containers.conf"
-	} >"$PD/containers.conf" || return 1
+	brig_podman_config "$PD" "$BRIG" "$RUNC" || return 1
 	brig_make_rootfs "$E2E_TMP/rootfs" || return 1
 	tar -C "$E2E_TMP/rootfs" -cf "$E2E_TMP/rootfs.tar" . || return 1
 	podman import --change 'CMD ["/bin/sh"]' \

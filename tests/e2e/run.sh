@@ -2,7 +2,7 @@
 # tests/e2e/run.sh BUILD_DIR [SCRIPT...]
 #
 # The engines' layer: runs the scenario scripts of tests/e2e (default:
-# podman.sh and containerd.sh) with BUILD_DIR/brig, each as `make check`
+# podman.sh, containerd.sh and demo.sh) with BUILD_DIR/brig, each as `make check`
 # runs a test (under BUILD_DIR/tests/helpers/subreaper, in a cgroup of its
 # own), and each scenario with runc 1.1 too (tests/e2e/lib.sh).
 #
@@ -22,7 +22,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:?usage: run.sh BUILD_DIR [SCRIPT...]}" && pwd) || exit 1
 shift
 RESULTS=${BRIG_E2E_RESULTS:-$BUILD/tests/e2e-results}
-[ $# -gt 0 ] || set -- "$SRC/tests/e2e/podman.sh" "$SRC/tests/e2e/containerd.sh"
+[ $# -gt 0 ] || set -- "$SRC/tests/e2e/podman.sh" "$SRC/tests/e2e/containerd.sh" "$SRC/tests/e2e/demo.sh"
 
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS" || exit 1
