@@ -684,8 +684,8 @@ t_seccomp() {
 		# when loaded before the capabilities drop)
 		run_cmd sh -c 'echo from-stdin | "$BRIG" --root "$1" exec "$2" cat' sh "$T/root" "s$nnp"
 		assert_eq "$out" from-stdin "stdin of exec (noNewPrivileges $nnp)"
-		run_cmd script -qfec "$BRIG --root $T/root exec -t s$nnp sh -c 'tty <&0; tty <&1'" /dev/null
-		assert_match "${out//$'\r'/}" $'^/dev/pts/[0-9]+\n/dev/pts/[0-9]+$' \
+		in_script "$BRIG --root $T/root exec -t s$nnp sh -c 'test -t 0 && echo stdin-tty; tty <&1'"
+		assert_match "$out" $'^stdin-tty\n/dev/pts/[0-9]+$' \
 			"stdin and stdout of exec -t (noNewPrivileges $nnp)"
 		br delete --force "s$nnp"
 		assert_rc 0
