@@ -108,7 +108,7 @@ t_run_killed_self() { # SIGNAL STATUS
 t_run_killed_from_outside() {
 	local pid
 	mkbundle . sh -c 'touch /shared/ready; sleep 100'
-	cleanup c1
+	delete_at_end c1
 	"$BRIG" --root "$T/root" run --bundle "$T/b" c1 >"$T/out" 2>"$T/err" &
 	pid=$!
 	wait_until 5 file_exists "$T/shared/ready" || fail "the container did not start"
@@ -135,7 +135,7 @@ t_run_keep() {
 t_run_detach() {
 	local pid
 	mkbundle . sleep 100
-	cleanup c1
+	delete_at_end c1
 	TAP_TIMEOUT=10 br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$out$err" "" "output of run --detach"
@@ -164,7 +164,7 @@ trap "exit 45" INT
 touch /shared/ready
 sleep 100 &
 wait'
-	cleanup c1
+	delete_at_end c1
 	"$BRIG" --root "$T/root" run --bundle "$T/b" c1 >"$T/out" 2>"$T/err" &
 	pid=$!
 	wait_until 5 file_exists "$T/shared/ready" || fail "the container did not start"
@@ -202,7 +202,7 @@ t_run_no_ignored_signals() {
 t_pid_file() {
 	local pid
 	mkbundle . sleep 100
-	cleanup c1
+	delete_at_end c1
 	mkdir "$T/pids"
 	br create --pid-file "$T/pids/c1.pid" --bundle "$T/b" c1
 	assert_rc 0
@@ -216,7 +216,7 @@ t_pid_file() {
 	assert alive "$pid"
 	# a relative --pid-file is relative to the working directory
 	br create --pid-file rel.pid --bundle "$T/b" c2
-	cleanup c2
+	delete_at_end c2
 	assert_rc 0
 	assert_eq "$(cat "$T/rel.pid" 2>/dev/null)" "$(state_field c2 pid)" "relative pid file"
 	br delete c1
@@ -231,7 +231,7 @@ t_create_start() {
 	local pid
 	mkbundle . sh -c 'touch /shared/started; read x </shared/go; exit 0'
 	mkfifo "$T/shared/go" || fail "mkfifo"
-	cleanup c1
+	delete_at_end c1
 	br create --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$out$err" "" "output of create"
@@ -287,7 +287,7 @@ t_start_nonexistent() {
 t_create_over_running() {
 	local pid
 	mkbundle . sleep 100
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	pid=$(state_field c1 pid)
@@ -309,7 +309,7 @@ t_create_over_running() {
 t_kill_kill() { # SIGNAL
 	local pid
 	mkbundle . sleep 100
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	pid=$(state_field c1 pid)
@@ -326,7 +326,7 @@ t_kill_kill() { # SIGNAL
 # The signal that arrives is the one named (no SIGNAL: TERM).
 t_kill_signal() { # EXPECTED [SIGNAL]
 	mkbundle . sh -c "$TRAPPER"
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	wait_until 5 file_exists "$T/shared/ready" || fail "the container did not start"
@@ -342,7 +342,7 @@ t_kill_signal() { # EXPECTED [SIGNAL]
 
 t_kill_unknown() { # SIGNAL
 	mkbundle . sh -c "$TRAPPER"
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	wait_until 5 file_exists "$T/shared/ready" || fail "the container did not start"
@@ -363,7 +363,7 @@ t_kill_stopped() {
 	mkbundle . true
 	br run --keep --bundle "$T/b" c1
 	assert_rc 0
-	cleanup c1
+	delete_at_end c1
 	for sig in "" KILL; do
 		# shellcheck disable=SC2086
 		br kill c1 $sig
@@ -386,7 +386,7 @@ t_kill_nonexistent() {
 t_kill_created() {
 	local pid
 	mkbundle . sh -c 'touch /shared/started'
-	cleanup c1
+	delete_at_end c1
 	br create --bundle "$T/b" c1
 	assert_rc 0
 	pid=$(state_field c1 pid)
@@ -407,7 +407,7 @@ t_kill_created() {
 t_kill_all() { # SIGNAL
 	local pid members p
 	mkbundle . sh -c 'sleep 100 & sleep 100 & touch /shared/ready; wait'
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	wait_until 5 file_exists "$T/shared/ready" || fail "the container did not start"
@@ -438,7 +438,7 @@ t_kill_all() { # SIGNAL
 t_delete_running() {
 	local pid
 	mkbundle . sleep 100
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	pid=$(state_field c1 pid)
@@ -462,7 +462,7 @@ t_delete_running() {
 t_delete_created() {
 	local pid
 	mkbundle . sh -c 'touch /shared/started'
-	cleanup c1
+	delete_at_end c1
 	br create --bundle "$T/b" c1
 	assert_rc 0
 	pid=$(state_field c1 pid)
@@ -490,7 +490,7 @@ t_delete_nonexistent() {
 t_state_init_killed() {
 	local pid
 	mkbundle . sleep 100
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 0
 	pid=$(state_field c1 pid)
@@ -514,7 +514,7 @@ t_state_pid_reused() {
 	mkbundle . true
 	br run --keep --bundle "$T/b" c1
 	assert_rc 0
-	cleanup c1
+	delete_at_end c1
 	st="$T/root/c1/state.json"
 	assert_file "$st" || return
 	# a start time is counted in clock ticks (10 ms): a process started in
@@ -558,7 +558,7 @@ t_fd_leak_run() {
 t_fd_leak_create() {
 	echo secret >"$T/secret"
 	mkbundle . sh -c 'ls /proc/self/fd >/shared/fds'
-	cleanup c1
+	delete_at_end c1
 	br create --bundle "$T/b" c1 5<"$T/secret"
 	assert_rc 0
 	br start c1 6<"$T/secret"

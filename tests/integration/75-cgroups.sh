@@ -332,7 +332,7 @@ t_realtime() {
 	assert_cg c1 cpu cpu.rt_runtime_us 2000
 	# more than the parent has: refused by path, nothing left
 	mkbundle '.linux.resources.cpu = {realtimePeriod: 100000, realtimeRuntime: 90000}' sleep 100
-	cleanup c2
+	delete_at_end c2
 	br run --detach --bundle "$T/b" c2
 	assert_rc 1
 	assert_lines 1 "$err" "stderr"
@@ -388,7 +388,7 @@ t_unified() {
 t_unified_not_enabled() {
 	[ "$CG" = hybrid ] || skip "only a hybrid host has a v2 hierarchy without controllers ($CG here)"
 	mkbundle '.linux.resources.unified = {"memory.max": "67108864"}' sleep 100
-	cleanup c1
+	delete_at_end c1
 	br run --detach --bundle "$T/b" c1
 	assert_rc 1
 	assert_eq "$out" "" "stdout"
@@ -406,7 +406,7 @@ t_hugetlb() {
 		if grep -q hugetlb /proc/self/cgroup; then
 			skip "this hybrid host has a v1 hugetlb hierarchy"
 		fi
-		cleanup c1
+		delete_at_end c1
 		br run --detach --bundle "$T/b" c1
 		assert_rc 1
 		assert_lines 1 "$err" "stderr"
@@ -432,7 +432,7 @@ t_unavailable() {
 		diag "net_cls is mounted here: classID not checked"
 	else
 		mkbundle '.linux.resources.network = {classID: 1048577}' sleep 100
-		cleanup c1
+		delete_at_end c1
 		br run --detach --bundle "$T/b" c1
 		assert_rc 1
 		if [ "$CG" = v2 ]; then
@@ -445,7 +445,7 @@ t_unavailable() {
 
 	# rdma: no hierarchy on v1; on v2 no such device
 	mkbundle '.linux.resources.rdma = {"mlx5_0": {hcaHandles: 3, hcaObjects: 10000}}' sleep 100
-	cleanup c2
+	delete_at_end c2
 	br run --detach --bundle "$T/b" c2
 	assert_rc 1
 	if [ "$CG" = v2 ]; then
@@ -460,7 +460,7 @@ t_unavailable() {
 	# realtime on v2
 	if [ "$CG" = v2 ]; then
 		mkbundle '.linux.resources.cpu = {realtimePeriod: 100000, realtimeRuntime: 2000}' sleep 100
-		cleanup c3
+		delete_at_end c3
 		br run --detach --bundle "$T/b" c3
 		assert_rc 1
 		assert_err_line 'brig: config.json: linux.resources.cpu.realtimeRuntime: not supported on cgroup v2'
@@ -473,7 +473,7 @@ t_invalid_value() {
 	local cmd
 	mkbundle '.linux.resources.cpu = {cpus: "4096"}' sh -c 'touch /shared/started; sleep 100'
 	for cmd in create run; do
-		cleanup c1
+		delete_at_end c1
 		br "$cmd" --bundle "$T/b" c1
 		assert_rc 1
 		assert_eq "$out" "" "stdout of $cmd"
@@ -813,7 +813,7 @@ t_oom_event() {
 	local ev
 	mkbundle "$oom_limits" sh -c 'dd if=/dev/zero bs=100M count=1 of=/dev/null
 		touch /shared/done; sleep 100'
-	cleanup c1
+	delete_at_end c1
 	br create --bundle "$T/b" c1
 	assert_rc 0 || return
 	events_bg c1 10s
@@ -829,7 +829,7 @@ t_oom_event() {
 t_oom_event_init() {
 	local ev
 	mkbundle "$oom_limits" dd if=/dev/zero bs=100M count=1 of=/dev/null
-	cleanup c1
+	delete_at_end c1
 	br create --bundle "$T/b" c1
 	assert_rc 0 || return
 	events_bg c1 10s
@@ -872,7 +872,7 @@ t_cgroup_not_empty() {
 	mkbundle '.linux.cgroupsPath = "shared"' sleep 100
 	up a || return
 	pid=$(state_field a pid)
-	cleanup b
+	delete_at_end b
 	br run --detach --bundle "$T/b" b
 	assert_rc 1
 	assert_lines 1 "$err" "stderr"
@@ -909,7 +909,7 @@ t_cgroups_path_dotdot() {
 	for p in ../escape grp/../x ./x; do
 		mkbundle . sleep 100
 		brig_bundle_edit "$T/b" '.linux.cgroupsPath = $p' --arg p "$p"
-		cleanup c1
+		delete_at_end c1
 		br run --detach --bundle "$T/b" c1
 		assert_rc 1
 		assert_err_line 'brig: config.json: linux.cgroupsPath: "." and ".." are not allowed'
@@ -922,7 +922,7 @@ t_cgroups_path_dotdot() {
 t_systemd_not_running() {
 	[ -d /run/systemd/system ] && skip "systemd runs here: the real calls are not tested yet"
 	mkbundle . sh -c 'touch /shared/started; sleep 100'
-	cleanup c1
+	delete_at_end c1
 	br --systemd-cgroup run --detach --bundle "$T/b" c1
 	assert_rc 1
 	assert_err_line 'brig: systemd cgroup driver: systemd is not running'

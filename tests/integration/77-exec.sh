@@ -569,7 +569,7 @@ t_tty_not_inherited() {
 	mkbundle '.process.terminal = true' sleep 1000
 	: >"$T/in"
 	start_receiver "$T/sock" --in "$T/in" --out "$T/out"
-	cleanup c1
+	delete_at_end c1
 	br run --detach --console-socket "$T/sock" --bundle "$T/b" c1
 	assert_rc 0 || return
 	ex c1 sh -c 'test -t 0 || echo no-tty; exit 5'
@@ -648,7 +648,7 @@ t_errors() {
 # A created container (runc allows exec before start): the process runs.
 t_created() {
 	mkbundle . sh -c 'touch /shared/started; sleep 1000'
-	cleanup c1
+	delete_at_end c1
 	br create --bundle "$T/b" c1
 	assert_rc 0 || return
 	ex c1 sh -c 'echo in-created'

@@ -69,7 +69,7 @@ mkbundle() {
 # run_ctr ID: `brig run` of the bundle $T/b in the foreground (sets out,
 # err, rc), deleted when the test ends.
 run_ctr() {
-	cleanup "$1"
+	delete_at_end "$1"
 	br run --bundle "$T/b" "$1"
 }
 

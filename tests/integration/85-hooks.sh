@@ -135,7 +135,7 @@ t_stages() { # create|run
 	# the container lives until poststart has looked at it
 	mkbundle "$h" sh -c 'for ns in mnt net pid uts; do readlink /proc/self/ns/$ns; done >/shared/ctr.ns
 i=0; until grep -q poststart /shared/order || [ $i -gt 100 ]; do sleep 0.05; i=$((i+1)); done'
-	cleanup c1
+	delete_at_end c1
 	if [ "$1" = create ]; then
 		br create --bundle "$T/b" c1
 		assert_rc 0
@@ -285,7 +285,7 @@ t_hooks_query_brig() { # create|run
 	mkbundle "$(hooks poststart "$(jq -c '.args += ["poststart"]' <<<"$(sh_hook "$q" 5)")" \
 		poststop "$(jq -c '.args += ["poststop"]' <<<"$(sh_hook "$q" 5)")")" sleep 100
 	ln -s "$BRIG" "$T/brig"
-	cleanup c1
+	delete_at_end c1
 	if [ "$1" = create ]; then
 		br create --bundle "$T/b" c1
 		assert_rc 0
@@ -313,7 +313,7 @@ t_timeout() { # STAGE create|run
 		h=$(sh_hook 'exec sleep 30' 1)
 	fi
 	mkbundle "$(hooks "$1" "$h")" sleep 100
-	cleanup c1
+	delete_at_end c1
 	t0=$(date +%s%N)
 	br "$2" --bundle "$T/b" c1
 	t1=$(date +%s%N)
@@ -330,7 +330,7 @@ t_timeout() { # STAGE create|run
 t_create_hook_fails() { # STAGE create|run
 	mkbundle "$(hooks "$1" "$(sh_hook 'echo oops >&2; exit 3')" \
 		poststop "$(sh_hook 'cat >$0/poststop.state')")" sleep 100
-	cleanup c1
+	delete_at_end c1
 	br "$2" --bundle "$T/b" c1
 	assert_rc 1
 	assert_err_line "brig: $1 hook #0 \"/bin/sh\": exited with status 3, stderr: oops"
@@ -344,7 +344,7 @@ t_start_container_fails() { # create|run
 	local ctr_err
 	mkbundle "$(hooks startContainer "$(ctr_sh_hook 'echo nope >&2; exit 4')" \
 		poststart "$(sh_hook 'echo ran >$0/poststart')")" sh -c 'echo process ran >/shared/ran'
-	cleanup c1
+	delete_at_end c1
 	if [ "$1" = create ]; then
 		"$BRIG" --root "$T/root" create --bundle "$T/b" c1 2>"$T/cerr"
 		assert_eq "$?" 0 "exit status of create"
@@ -374,7 +374,7 @@ t_poststart_fails() { # create|run|run-detach
 	mkbundle "$(hooks poststart "$(sh_hook 'until [ -e $0/ran ]; do sleep 0.05; done
 echo nope >&2; exit 5' 5)" \
 		poststop "$(sh_hook 'cat >$0/poststop.state')")" sh -c 'touch /shared/ran; sleep 100'
-	cleanup c1
+	delete_at_end c1
 	case $1 in
 	create)
 		br create --bundle "$T/b" c1
@@ -409,7 +409,7 @@ t_poststop_warns() {
 		poststop "$(sh_hook 'echo fifth >>$0/order')")" true
 	br create --bundle "$T/b" c1
 	assert_rc 0
-	cleanup c1
+	delete_at_end c1
 	br delete c1
 	assert_rc 0
 	assert_eq "$out" "" "stdout of delete"

@@ -152,16 +152,16 @@ mkbundle() {
 		fail "cannot write the bundle $T/b"
 }
 
-# cleanup ID: delete --force ID (under $T/root) when the test ends, whatever
+# delete_at_end ID: delete --force ID (under $T/root) when the test ends, whatever
 # happened (bounded: a container lock held forever must not hang the file).
-cleanup() {
+delete_at_end() {
 	defer timeout -k 5 30 "$BRIG" --root "$T/root" delete --force "$1"
 }
 
 # up ID: `run --detach` of the bundle $T/b as ID (deleted when the test
 # ends); fails the test when it does not start or prints anything.
 up() {
-	cleanup "$1"
+	delete_at_end "$1"
 	br run --detach --bundle "$T/b" "$1"
 	assert_rc 0 || return 1
 	assert_eq "$out$err" "" "output of run --detach $1"
