@@ -376,6 +376,12 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		ca.cgroup = (uint64_t)cgfd;
 	}
 
+	/* the v1 hierarchies: the init enters them itself, first thing,
+	 * when it has brig's credentials (cgroup/cgroup.h says why) */
+	if (!j->ns.is_new[BRIG_NS_USER] && j->ns.join_fd[BRIG_NS_USER] < 0 &&
+	    brig_cgroup_open_tasks(&j->cg, err) < 0)
+		return -1;
+	args.cg = &j->cg;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->sock) < 0)
 		return brig_error_setp(err, errno, "socketpair");
 	/* born non-dumpable: no process in the container can open
@@ -419,11 +425,13 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		close(j->fifo);
 		j->fifo = -1;
 	}
-	/* the v1 hierarchies, before the init does anything; the id maps of
-	 * its user namespace */
-	if (brig_cgroup_enter(&j->cg, j->pid, err) < 0 ||
-	    (j->ns.is_new[BRIG_NS_USER] &&
-	     brig_userns_write_maps(j->pid, j->bundle.config->linux, err) < 0))
+	/* the v1 hierarchies the init does not enter itself, before it does
+	 * anything; the id maps of its user namespace */
+	if (brig_cgroup_enter(&j->cg, j->pid, err) < 0)
+		return -1;
+	brig_cgroup_close_tasks(&j->cg);
+	if (j->ns.is_new[BRIG_NS_USER] &&
+	    brig_userns_write_maps(j->pid, j->bundle.config->linux, err) < 0)
 		return -1;
 	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
 	    send_idmapped_mounts(j, err) < 0 || create_runtime_hooks(j, o->id, err) < 0 ||

@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "hooks/hooks.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
@@ -383,7 +384,10 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	_cleanup_close_ int devnull = -1;
 	int *idmapped = NULL; /* kept open until execve closes them */
 
+	/* first, into the v1 cgroups brig opened for it (after MAPS_DONE, so
+	 * that brig hears of a failure where it waits for READY) */
 	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
+	    (a->cg && brig_cgroup_enter_self(a->cg, err) < 0) ||
 	    (a->late_nondumpable && set_nondumpable(err) < 0) ||
 	    receive_idmapped(a, &idmapped, err) < 0 ||
 	    (a->ns->is_new[BRIG_NS_USER] && brig_userns_become_root(err) < 0) ||

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
+struct brig_cgroup;
 struct brig_config;
 struct brig_ns_plan;
 struct brig_process_plan;
@@ -21,6 +22,7 @@ struct brig_init_args {
 	const struct brig_ns_plan *ns;
 	const struct brig_process_plan *plan;
 	const struct brig_seccomp_prog *seccomp; /* NULL: no filter */
+	const struct brig_cgroup *cg;            /* the init enters its tasks fds */
 	const char *id;
 	const char *bundle; /* absolute */
 	const char *rootfs; /* absolute */

@@ -7,9 +7,13 @@
  *    ------------------------                 ----------------------
  *    clone3(namespaces, CLONE_PIDFD) ------->  born non-dumpable, in its
  *                                              namespaces; waits
- *    [v1 cgroups: write the pid]
+ *    [v1 cgroups the init does not enter
+ *     itself: write the pid]
  *    [user ns: write uid/gid maps]
- *    MAPS_DONE ----------------------------->  [user ns: becomes its root]
+ *    MAPS_DONE ----------------------------->  [no user ns: enters its v1
+ *                                              cgroups, "0" into the tasks
+ *                                              fds brig opened for it]
+ *                                              [user ns: becomes its root]
  *    [idmapped mounts, made here,              joins, unshares the cgroup
  *     each: MOUNT_FD + the mount] ---------->  ns; hostname, mounts (the
  *                                              idmapped ones attached),

@@ -43,6 +43,7 @@ void brig_cgroup_release(struct brig_cgroup *cg)
 		free(cg->h[i].dir);
 		free(cg->h[i].created);
 	}
+	brig_cgroup_close_tasks(cg);
 	free(cg->h);
 	free(cg->unit);
 	if (cg->v2fd >= 0)
@@ -794,6 +795,63 @@ out:
 	return ret;
 }
 
+int brig_cgroup_open_tasks(struct brig_cgroup *cg, struct brig_error *err)
+{
+	if (cg->sd || !cg->n)
+		return 0;
+	cg->tasks = brig_xcalloc(cg->n, sizeof(*cg->tasks));
+	for (size_t i = 0; i < cg->n; i++)
+		cg->tasks[i] = -1;
+	for (size_t i = 0; i < cg->n; i++) {
+		_cleanup_free_ char *path = NULL;
+
+		if (cg->h[i].v2)
+			continue; /* born there, or entered by brig */
+		path = brig_xasprintf("%s/tasks", cg->h[i].dir);
+		cg->tasks[i] = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+		if (cg->tasks[i] < 0)
+			return brig_error_setp(err, errno, "open \"%s\"", path);
+	}
+	return 0;
+}
+
+static bool is_freezer(const char *name)
+{
+	size_t n = strlen("freezer");
+
+	for (const char *p = name; (p = strstr(p, "freezer")); p += n)
+		if ((p == name || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return true;
+	return false;
+}
+
+int brig_cgroup_tasks_enter(const struct brig_cgroup *cg, const int *tasks, struct brig_error *err)
+{
+	/* the freezer last: a frozen cgroup (exec --ignore-paused) stops the
+	 * writer right there */
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; tasks && i < cg->n; i++)
+			if (tasks[i] >= 0 && is_freezer(cg->h[i].name) == last &&
+			    write(tasks[i], "0", 1) != 1)
+				return brig_error_setp(err, errno, "enter cgroup \"%s\"",
+				                       cg->h[i].dir);
+	return 0;
+}
+
+int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	return brig_cgroup_tasks_enter(cg, cg->tasks, err);
+}
+
+void brig_cgroup_close_tasks(struct brig_cgroup *cg)
+{
+	for (size_t i = 0; cg->tasks && i < cg->n; i++)
+		if (cg->tasks[i] >= 0)
+			close(cg->tasks[i]);
+	free(cg->tasks);
+	cg->tasks = NULL;
+}
+
 int brig_cgroup_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *err)
 {
 	if (cg->sd && cg->unit)
@@ -801,6 +859,8 @@ int brig_cgroup_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *err)
 	for (size_t i = 0; i < cg->n; i++) {
 		if (cg->h[i].v2 && cg->v2fd >= 0)
 			continue; /* born there */
+		if (cg->tasks && cg->tasks[i] >= 0)
+			continue; /* the init entered it itself */
 		if (brig_cg_writef(&cg->h[i], "cgroup.procs", err, "%d", (int)pid) < 0)
 			return -1;
 	}
