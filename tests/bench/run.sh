@@ -14,7 +14,11 @@
 # It is not a test: it prints, never asserts.  See tests/bench/README.md.
 #
 # Environment: BRIG (default: the build's brig), RUNS (100), WARMUP (5),
-# RSS_RUNS (5), KEEP=1 keeps the work directory and the JSON export.
+# RSS_RUNS (5), KEEP=1 keeps the work directory and the JSON export,
+# IDLE=SECONDS sleeps that long before each run (a start after an idle
+# spell, as a lone job sees it: the kernel's RCU-synchronised paths, such
+# as the first write of a pid into a v1 cgroup.procs, then pay a full
+# grace period; back to back they mostly do not).
 set -u
 export LC_ALL=C
 
@@ -111,7 +115,11 @@ preps+=("true")
 
 hf=(hyperfine -N --style basic --warmup "$WARMUP" --runs "$RUNS" --export-json "$W/bench.json")
 for i in "${!cmds[@]}"; do
-	hf+=(--prepare "${preps[i]}")
+	if [ -n "${IDLE:-}" ]; then
+		hf+=(--prepare "sh -c \"${preps[i]//\"/\\\"}; sleep $IDLE\"")
+	else
+		hf+=(--prepare "${preps[i]}")
+	fi
 done
 for i in "${!cmds[@]}"; do
 	hf+=(-n "${names[i]}" "${cmds[i]}")
@@ -136,7 +144,7 @@ note "brig: $("$BRIG" --version | head -1)"
 for r in crun runc; do
 	command -v "$r" >/dev/null 2>&1 && note "$r: $("$r" --version | head -1)"
 done
-note "$(hyperfine --version), $RUNS runs each after $WARMUP warmup runs"
+note "$(hyperfine --version), $RUNS runs each after $WARMUP warmup runs${IDLE:+, each after $IDLE s idle}"
 
 # One private mount namespace for everything: crun cannot run with the v2
 # mount of a hybrid layout; unmounting it here leaves the host as it is.
