@@ -251,6 +251,23 @@ count_tap_logs() {
 			END { end_script(); printf "%d %d %d %d\n", p, f, s, ran }')
 }
 
+# record_scripts LAYER DIR N LOG: one result for LAYER from the TAP logs
+# in DIR of N scripts run by a harness whose output is in LOG (a script
+# that never ran is a failure); PASS, or SKIP when nothing passed.
+record_scripts() {
+	local layer=$1 results=$2 n=$3 log=$4 p f s ran
+	read -r p f s ran < <(count_tap_logs "$results")
+	: "${p:=0}" "${f:=0}" "${s:=0}" "${ran:=0}"
+	[ "$ran" -lt "$n" ] && f=$((f + n - ran))
+	if [ "$f" -gt 0 ]; then
+		record release "$layer" FAIL "$p" "$f" "$s" "$n script(s): $log"
+	elif [ "$p" -eq 0 ]; then
+		record release "$layer" SKIP "$p" "$f" "$s" "$n script(s)"
+	else
+		record release "$layer" PASS "$p" "$f" "$s" "$n script(s)"
+	fi
+}
+
 # The "vm" layer: the scripts of tests/vm/TESTS (one path per line, from
 # the top of the source tree), run by tests/vm/run.sh with the release build
 # in a qemu guest with pure cgroup v2.  Counted from the TAP logs it leaves
@@ -259,7 +276,7 @@ count_tap_logs() {
 # planned, or never ran (no log, or an empty one).
 run_vm() {
 	local dir="$SRC/build-release" results="$SRC/build-release/tests/vm-results"
-	local scripts=() rc p f s ran reason failed_before
+	local scripts=() rc reason failed_before
 	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
 		record release vm SKIP 0 0 1 "no release build"
 		return
@@ -273,17 +290,8 @@ run_vm() {
 		record release vm SKIP 0 0 1 "${reason:-no guest here: see $dir/vm.log}"
 		return
 	fi
-	read -r p f s ran < <(count_tap_logs "$results")
-	: "${p:=0}" "${f:=0}" "${s:=0}" "${ran:=0}"
-	[ "$ran" -lt "${#scripts[@]}" ] && f=$((f + ${#scripts[@]} - ran))
 	failed_before=$FAILED
-	if [ "$f" -gt 0 ]; then
-		record release vm FAIL "$p" "$f" "$s" "${#scripts[@]} script(s): $dir/vm.log"
-	elif [ "$p" -eq 0 ]; then
-		record release vm SKIP "$p" "$f" "$s" "${#scripts[@]} script(s)"
-	else
-		record release vm PASS "$p" "$f" "$s" "${#scripts[@]} script(s)"
-	fi
+	record_scripts vm "$results" "${#scripts[@]}" "$dir/vm.log"
 	if [ "$rc" -ne 0 ]; then
 		grep -E '^(not ok|vm: )' "$dir/vm.log" | sed 's/^/    /' | head -50
 		# run.sh failed with every count green (the guest died between
@@ -298,7 +306,7 @@ run_vm() {
 run_e2e() {
 	local dir="$SRC/build-release" results="$SRC/build-release/tests/e2e-results"
 	local scripts=("$SRC/tests/e2e/podman.sh" "$SRC/tests/e2e/containerd.sh" "$SRC/tests/e2e/demo.sh")
-	local rc p f s ran failed_before
+	local rc failed_before
 	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
 		record release e2e SKIP 0 0 1 "no release build"
 		return
@@ -306,18 +314,9 @@ run_e2e() {
 	say "[e2e] tests/e2e/run.sh: Podman and containerd with brig and with runc"
 	BRIG_E2E_RESULTS=$results bash "$SRC/tests/e2e/run.sh" "$dir" "${scripts[@]}" >"$dir/e2e.log" 2>&1
 	rc=$?
-	read -r p f s ran < <(count_tap_logs "$results")
-	: "${p:=0}" "${f:=0}" "${s:=0}" "${ran:=0}"
-	[ "$ran" -lt "${#scripts[@]}" ] && f=$((f + ${#scripts[@]} - ran))
 	failed_before=$FAILED
-	if [ "$f" -gt 0 ]; then
-		record release e2e FAIL "$p" "$f" "$s" "${#scripts[@]} script(s): $dir/e2e.log"
-		grep -E '^(not ok|Bail out!)' "$dir/e2e.log" | sed 's/^/    /' | head -50
-	elif [ "$p" -eq 0 ]; then
-		record release e2e SKIP "$p" "$f" "$s" "${#scripts[@]} script(s)"
-	else
-		record release e2e PASS "$p" "$f" "$s" "${#scripts[@]} script(s)"
-	fi
+	record_scripts e2e "$results" "${#scripts[@]}" "$dir/e2e.log"
+	grep -E '^(not ok|Bail out!)' "$dir/e2e.log" | sed 's/^/    /' | head -50
 	# the side-by-side tables
 	grep -E '^# (e2e: |scenario |[^#].*  (pass|FAIL|skip|none) +(pass|FAIL|skip|none) *$)' \
 		"$dir/e2e.log" | sed 's/^# /    /'
