@@ -104,7 +104,8 @@ containerd_stop() {
 	wait "$CONTAINERD_PID" 2>/dev/null
 	CONTAINERD_PID=
 }
-trap containerd_stop EXIT
+# (tap.sh's own EXIT trap removes its state directory: kept)
+trap 'containerd_stop; rm -rf "$_tap_state"' EXIT
 
 # (not in a subshell: CONTAINERD_PID must stay set)
 if ! containerd_setup >"$E2E_TMP/setup.log" 2>&1; then
