@@ -379,7 +379,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	/* the v1 hierarchies: the init enters them itself, first thing,
 	 * when it has brig's credentials (cgroup/cgroup.h says why) */
 	if (!j->ns.is_new[BRIG_NS_USER] && j->ns.join_fd[BRIG_NS_USER] < 0 &&
-	    brig_cgroup_open_tasks(&j->cg, err) < 0)
+	    brig_cgroup_open_tasks(&j->cg, NULL, err) < 0)
 		return -1;
 	args.cg = &j->cg;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->sock) < 0)
@@ -476,9 +476,10 @@ static bool has_limits(const struct brig_resources *r)
 
 /*
  * The container's cgroup.  With --cgroup-manager disabled there is none,
- * and linux.resources is not applied (crun's rule).  Rootless, a cgroup tree that is not delegated
- * to the user is no error as long as the config asks for no limits: the
- * container then shares brig's cgroup (runc's rule).
+ * and linux.resources is not applied (crun's rule).  Rootless, a cgroup
+ * tree that is not delegated to the user is no error as long as the
+ * config asks for no limits: the container then shares brig's cgroup
+ * (runc's rule).
  */
 static int make_cgroup(const struct brig_context *ctx, struct create_job *j, const char *id,
                        struct brig_error *err)

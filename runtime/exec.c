@@ -55,7 +55,6 @@ struct exec_job {
 	struct brig_seccomp_prog seccomp;
 	struct brig_cgroup cg;
 	int initfd, cgfd, pidfd, console, master;
-	int *tasks; /* per hierarchy of cg: its v1 "tasks" file, or -1 */
 	int sock[2];
 	pid_t pid;
 	bool own_userns; /* the container has a user namespace of its own */
@@ -64,18 +63,8 @@ struct exec_job {
 	sigset_t saved_mask;
 };
 
-static void close_tasks(struct exec_job *j)
-{
-	for (size_t i = 0; j->tasks && i < j->cg.n; i++)
-		if (j->tasks[i] >= 0)
-			close(j->tasks[i]);
-	free(j->tasks);
-	j->tasks = NULL;
-}
-
 static void job_release(struct exec_job *j)
 {
-	close_tasks(j);
 	brig_seccomp_prog_release(&j->seccomp);
 	brig_process_plan_release(&j->plan);
 	brig_cgroup_release(&j->cg);
@@ -266,11 +255,10 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 
 	/* into the v1 cgroups, by itself and while it is still brig (see
 	 * cgroup_open_tasks), once brig has done the rest */
-	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", err) < 0)
+	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
+	    brig_cgroup_enter_self(&j->cg, err) < 0)
 		return -1;
-	if (brig_cgroup_tasks_enter(&j->cg, j->tasks, err) < 0)
-		return -1;
-	close_tasks(j);
+	brig_cgroup_close_tasks(&j->cg);
 	/* every namespace of the init at once (the kernel takes the user one
 	 * first), its root and cwd with them */
 	if (j->ns_child && setns(j->initfd, j->ns_child) < 0)
@@ -438,24 +426,9 @@ static int cgroup_fd(struct exec_job *j, const struct brig_exec_opts *o, struct 
 static int cgroup_open_tasks(struct exec_job *j, const struct brig_exec_opts *o,
                              struct brig_error *err)
 {
-	if (!j->cg.n || (j->ns_parent & CLONE_NEWUSER))
+	if (j->ns_parent & CLONE_NEWUSER)
 		return 0;
-	j->tasks = brig_xcalloc(j->cg.n, sizeof(*j->tasks));
-	for (size_t i = 0; i < j->cg.n; i++)
-		j->tasks[i] = -1;
-	for (size_t i = 0; i < j->cg.n; i++) {
-		const struct brig_cg_hier *h = &j->cg.h[i];
-		_cleanup_free_ char *path = NULL;
-
-		if (h->v2)
-			continue;
-		path = o->cgroup ? brig_xasprintf("%s/%s/tasks", h->dir, o->cgroup)
-		                 : brig_xasprintf("%s/tasks", h->dir);
-		j->tasks[i] = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
-		if (j->tasks[i] < 0)
-			return brig_error_setp(err, errno, "open \"%s\"", path);
-	}
-	return 0;
+	return brig_cgroup_open_tasks(&j->cg, o->cgroup, err);
 }
 
 /* v1 hierarchies the child does not enter itself: the pid written in,
@@ -469,7 +442,7 @@ static int cgroup_enter(struct exec_job *j, const struct brig_exec_opts *o, stru
 		char pid[16];
 		int n = snprintf(pid, sizeof(pid), "%d", (int)j->pid);
 
-		if ((h.v2 && j->cgfd >= 0) || (j->tasks && j->tasks[i] >= 0))
+		if ((h.v2 && j->cgfd >= 0) || (j->cg.tasks && j->cg.tasks[i] >= 0))
 			continue;
 		dir = o->cgroup ? brig_xasprintf("%s/%s", h.dir, o->cgroup) : brig_xstrdup(h.dir);
 		path = brig_xasprintf("%s/cgroup.procs", dir);
@@ -645,7 +618,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	if (spawn(&j, o, err) < 0)
 		goto out;
 	entered = cgroup_enter(&j, o, err);
-	close_tasks(&j); /* the child's now */
+	brig_cgroup_close_tasks(&j.cg); /* the child's now */
 	if (entered < 0 || brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
 	    receive_master(&j, err) < 0 || seccomp_listener(&j, err) < 0 ||
 	    brig_sync_expect(j.sock[0], BRIG_SYNC_READY, "exec process", err) < 0 ||

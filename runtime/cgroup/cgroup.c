@@ -795,7 +795,7 @@ out:
 	return ret;
 }
 
-int brig_cgroup_open_tasks(struct brig_cgroup *cg, struct brig_error *err)
+int brig_cgroup_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err)
 {
 	if (cg->sd || !cg->n)
 		return 0;
@@ -807,7 +807,8 @@ int brig_cgroup_open_tasks(struct brig_cgroup *cg, struct brig_error *err)
 
 		if (cg->h[i].v2)
 			continue; /* born there, or entered by brig */
-		path = brig_xasprintf("%s/tasks", cg->h[i].dir);
+		path = sub ? brig_xasprintf("%s/%s/tasks", cg->h[i].dir, sub)
+		           : brig_xasprintf("%s/tasks", cg->h[i].dir);
 		cg->tasks[i] = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
 		if (cg->tasks[i] < 0)
 			return brig_error_setp(err, errno, "open \"%s\"", path);
@@ -825,22 +826,17 @@ static bool is_freezer(const char *name)
 	return false;
 }
 
-int brig_cgroup_tasks_enter(const struct brig_cgroup *cg, const int *tasks, struct brig_error *err)
+int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
 {
 	/* the freezer last: a frozen cgroup (exec --ignore-paused) stops the
 	 * writer right there */
 	for (int last = 0; last < 2; last++)
-		for (size_t i = 0; tasks && i < cg->n; i++)
-			if (tasks[i] >= 0 && is_freezer(cg->h[i].name) == last &&
-			    write(tasks[i], "0", 1) != 1)
+		for (size_t i = 0; cg->tasks && i < cg->n; i++)
+			if (cg->tasks[i] >= 0 && is_freezer(cg->h[i].name) == last &&
+			    write(cg->tasks[i], "0", 1) != 1)
 				return brig_error_setp(err, errno, "enter cgroup \"%s\"",
 				                       cg->h[i].dir);
 	return 0;
-}
-
-int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
-{
-	return brig_cgroup_tasks_enter(cg, cg->tasks, err);
 }
 
 void brig_cgroup_close_tasks(struct brig_cgroup *cg)

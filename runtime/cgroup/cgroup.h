@@ -117,21 +117,20 @@ static inline int brig_cgroup_clone_fd(const struct brig_cgroup *cg)
 }
 
 /*
- * Before the clone: open the "tasks" file of every v1 hierarchy, so that
- * the init can enter them itself with brig_cgroup_enter_self.  A process
+ * Before the clone: open the "tasks" file of every v1 hierarchy (of its
+ * sub-cgroup @sub when not NULL: exec --cgroup), so that the new process
+ * can enter them itself with brig_cgroup_enter_self.  A process
  * that moves itself by writing "0" there skips the kernel's global
  * threadgroup lock, whose first writer after an idle spell waits for an
  * RCU grace period: 5-10 ms for a pid written into cgroup.procs, 50 us
  * this way.  Only for an init with brig's own credentials (no user
  * namespace); not for the systemd driver.
  */
-int brig_cgroup_open_tasks(struct brig_cgroup *cg, struct brig_error *err);
-/* In the init, first thing: into each hierarchy opened above. */
+int brig_cgroup_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err);
+/* In the new process, first thing: into each hierarchy opened above, the
+ * freezer last. */
 int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err);
-/* The same with @tasks (one per hierarchy of @cg, -1: skip), for exec's
- * sub-cgroups; the freezer goes last. */
-int brig_cgroup_tasks_enter(const struct brig_cgroup *cg, const int *tasks, struct brig_error *err);
-/* After the clone, in brig: the fds are the init's business now. */
+/* After the clone, in brig: the fds are the new process's business now. */
 void brig_cgroup_close_tasks(struct brig_cgroup *cg);
 
 /* Put @pid into every hierarchy it was not born into, nor entered itself
