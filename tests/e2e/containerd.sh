@@ -142,19 +142,13 @@ e2e_check_clean() {
 	[ -z "$left" ] || fail "runtime state left: $(echo "$left" | tr '\n' ' ')"
 	left=$(e2e_cgroup_dirs | grep -vxE '\./(brig-e2e|e2e-pods)')
 	[ -z "$left" ] || fail "cgroups left: $(echo "$left" | tr '\n' ' ')"
-	left=$(cat /sys/fs/cgroup/pids/*/cgroup.procs /sys/fs/cgroup/pids/*/*/cgroup.procs 2>/dev/null)
+	left=$(e2e_procs_below)
 	[ -z "$left" ] || fail "processes left in container cgroups: $left"
 }
 
 # R: the runc options of `ctr run` for this runtime.
 R() {
 	echo "--runtime io.containerd.runc.v2 --runc-binary $RT"
-}
-
-tty_cmd() {
-	out=$(timeout -k 5 60 script -qfec "$1" /dev/null < <(sleep 5) 2>&1)
-	rc=$?
-	out=${out//$'\r'/}
 }
 
 # task_status ID: the STATUS column of `ctr task ls` for ID.
@@ -192,7 +186,7 @@ s_exit_codes() {
 }
 
 s_tty() {
-	tty_cmd "ctr run --rm -t $(R) $IMG $(e2e_name tty) sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo tty-ok; exit 4'"
+	e2e_tty "ctr run --rm -t $(R) $IMG $(e2e_name tty) sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo tty-ok; exit 4'"
 	assert_eq "$rc" 4 "exit status"
 	assert_match "$out" $'^/dev/pts/[0-9]+\ntty-ok$' "output"
 }
@@ -234,7 +228,7 @@ s_exec_tty() {
 	id=$(e2e_name etty)
 	run_cmd ctr run -d $(R) "$IMG" "$id" sleep 1000
 	assert_rc 0
-	tty_cmd "ctr task exec -t --exec-id t1 $id sh -c 'tty; [ -t 0 ] && echo exec-tty-ok; exit 3'"
+	e2e_tty "ctr task exec -t --exec-id t1 $id sh -c 'tty; [ -t 0 ] && echo exec-tty-ok; exit 3'"
 	assert_eq "$rc" 3 "exit status"
 	# (ctr itself may complain after: it resizes the pty of a process that
 	# is gone)
@@ -355,9 +349,5 @@ scenario "CRI: RuntimeClass handler from config.toml" s_cri
 
 containerd_stop
 # The parents the runtimes made for ctr's and the CRI's cgroups.
-for d in $(e2e_cgroup_dirs | sort -r); do
-	for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
-		[ -d "$h/$d" ] && rmdir "$h/$d" 2>/dev/null
-	done
-done
+e2e_remove_cgroups
 e2e_done

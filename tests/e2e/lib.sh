@@ -172,6 +172,37 @@ e2e_cgroup_dirs() {
 	done | sort -u
 }
 
+# e2e_remove_cgroups: remove the (empty) cgroup directories below the
+# isolated root in every hierarchy, deepest first: what the engines made
+# for themselves (/libpod_parent/conmon) or left as parents.
+e2e_remove_cgroups() {
+	local d h
+	for d in $(e2e_cgroup_dirs | sort -r); do
+		for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+			if [ -d "$h/$d" ]; then
+				rmdir "$h/$d" 2>/dev/null
+			fi
+		done
+	done
+}
+
+# e2e_procs_below: the pids of every cgroup below the isolated root (whose
+# own processes are the test's), from the pids hierarchy or cgroup2.
+e2e_procs_below() {
+	local h=/sys/fs/cgroup/pids
+	[ -e "$h/cgroup.procs" ] || h=/sys/fs/cgroup
+	find "$h" -mindepth 2 -name cgroup.procs ! -path "$h/shell/*" -exec cat {} + 2>/dev/null
+}
+
+# e2e_tty CMD: run CMD (a string) under script(1) with a pty, and set out
+# (without carriage returns) and rc.  Its stdin stays open for 5 s: with
+# /dev/null, script can lose the output.
+e2e_tty() {
+	out=$(timeout -k 5 60 script -qfec "$1" /dev/null < <(sleep 5) 2>&1)
+	rc=$?
+	out=${out//$'\r'/}
+}
+
 # e2e_mounts: the mount table of this namespace, without ids.
 e2e_mounts() {
 	awk '{ sub(/^[0-9]+ [0-9]+ /, ""); print }' /proc/self/mountinfo | sort

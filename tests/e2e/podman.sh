@@ -57,7 +57,7 @@ e2e_check_clean() {
 	[ -z "$left" ] || fail "runtime state left: $(ls -AR /run/brig /run/runc | tr '\n' ' ')"
 	left=$(e2e_cgroup_dirs | grep -vxF "$podman_baseline_cgroups")
 	[ -z "$left" ] || fail "cgroups left: $(echo "$left" | tr '\n' ' ')"
-	left=$(cat /sys/fs/cgroup/pids/*/cgroup.procs /sys/fs/cgroup/pids/*/*/cgroup.procs 2>/dev/null)
+	left=$(e2e_procs_below)
 	[ -z "$left" ] || fail "processes left: $left"
 	# (Podman makes its overlay store a mount of its own, and drops it
 	# again, at will.)
@@ -66,14 +66,6 @@ e2e_check_clean() {
 }
 
 P() { podman --runtime "$RT" "$@"; }
-
-# tty NAME CMD: run CMD (a string) under script(1) with a pty; its stdin is
-# kept open for 5 s (with /dev/null, script can lose the output).
-tty_cmd() {
-	out=$(timeout -k 5 60 script -qfec "$1" /dev/null < <(sleep 5) 2>&1)
-	rc=$?
-	out=${out//$'\r'/}
-}
 
 # ---------------------------------------------------------------- scenarios
 
@@ -151,7 +143,7 @@ s_restart() {
 }
 
 s_tty() {
-	tty_cmd "podman --runtime $RT run -it --rm $IMG sh -c 'tty; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty-ok; exit 4'"
+	e2e_tty "podman --runtime $RT run -it --rm $IMG sh -c 'tty; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo tty-ok; exit 4'"
 	assert_eq "$rc" 4 "exit status"
 	assert_match "$out" $'^/dev/pts/[0-9]+\ntty-ok$' "output"
 }
@@ -160,7 +152,7 @@ s_exec_tty() {
 	local name
 	name=$(e2e_name etty)
 	run_cmd P run -d --name "$name" "$IMG" sleep 1000
-	tty_cmd "podman --runtime $RT exec -it $name sh -c 'tty; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo exec-tty-ok; exit 3'"
+	e2e_tty "podman --runtime $RT exec -it $name sh -c 'tty; [ -t 0 ] && [ -t 1 ] && [ -t 2 ] && echo exec-tty-ok; exit 3'"
 	assert_eq "$rc" 3 "exit status"
 	assert_match "$out" $'^/dev/pts/[0-9]+\nexec-tty-ok$' "output"
 	run_cmd P rm -f -t 0 "$name"
@@ -415,9 +407,5 @@ scenario "--runtime NAME from containers.conf" s_runtime_name
 podman rm -af -t 0 >/dev/null 2>&1
 podman rmi -af >/dev/null 2>&1
 # Podman's own cgroups (conmon's), below the test's cgroup.
-for d in $(e2e_cgroup_dirs | sort -r); do
-	for h in /sys/fs/cgroup/*/; do
-		[ -d "$h/$d" ] && rmdir "$h/$d" 2>/dev/null
-	done
-done
+e2e_remove_cgroups
 e2e_done
