@@ -74,30 +74,28 @@ _e2e_setup_runtimes() {
 # 1 fail, 2 skip.  Its diagnostics go to $E2E_TMP/log.
 _e2e_run() {
 	local rt=$1 func=$2 rc
-	rm -f "$_tap_state/skip" "$_tap_state/cnf"
 	(
 		RTN=${rt%%=*} RT=${rt#*=}
 		export RT RTN
-		_tap_failed=0
-		_tap_defers=()
-		trap '_tap_run_defers' EXIT
 		T=$E2E_TMP/t.$RTN
 		rm -rf "$T"
-		mkdir -p "$T" && cd "$T" || exit 1
-		"$func" </dev/null
-		if [ "$(type -t e2e_check_clean)" = function ]; then
-			e2e_check_clean
-		fi
-		exit "$_tap_failed"
+		mkdir -p "$T" || exit 1
+		_tap_body _e2e_body "$func"
 	) >"$E2E_TMP/log" 2>&1
 	rc=$?
-	[ -f "$_tap_state/cnf" ] && rc=1
 	if [ -f "$_tap_state/skip" ]; then
 		echo "# SKIP $(cat "$_tap_state/skip")" >>"$E2E_TMP/log"
 		return 2
 	fi
-	[ "$rc" -eq 0 ] && return 0
-	return 1
+	return "$rc"
+}
+
+# _e2e_body FUNC: the scenario, then the script's e2e_check_clean.
+_e2e_body() {
+	"$1"
+	if [ "$(type -t e2e_check_clean)" = function ]; then
+		e2e_check_clean
+	fi
 }
 
 # scenario NAME FUNC: one TAP line for FUNC, run with runc then brig.

@@ -65,22 +65,9 @@ tap_test() {
 		diag "cannot create a temporary directory"
 		return
 	}
-	rm -f "$_tap_state/skip" "$_tap_state/cnf"
 	_tap_mount_lines >"$_tap_state/mounts"
-	(
-		export T
-		_tap_failed=0
-		_tap_defers=()
-		trap '_tap_run_defers' EXIT
-		cd "$T" || exit 1
-		"$@" </dev/null
-		exit "$_tap_failed"
-	)
+	_tap_body "$@"
 	rc=$?
-	if [ -f "$_tap_state/cnf" ]; then
-		diag "$(cat "$_tap_state/cnf")"
-		rc=1
-	fi
 
 	# Nothing a test did may outlive it: no process, no new mount anywhere
 	# on the host, no mount left under its directory, no cgroup.  (A test makes its
@@ -121,6 +108,28 @@ tap_test() {
 	else
 		echo "not ok $_tap_n - $name"
 	fi
+}
+
+# _tap_body CMD [ARGS...]: run CMD ARGS as a test's body, in a subshell
+# inside $T: its assertions count, its defers run when it ends, a command
+# not found fails it (with a diagnostic).  0 passed, 1 failed; a `skip`
+# leaves $_tap_state/skip behind.
+_tap_body() {
+	rm -f "$_tap_state/skip" "$_tap_state/cnf"
+	(
+		export T
+		_tap_failed=0
+		_tap_defers=()
+		trap '_tap_run_defers' EXIT
+		cd "$T" || exit 1
+		"$@" </dev/null
+		exit "$_tap_failed"
+	)
+	[ $? -eq 0 ] && [ ! -f "$_tap_state/cnf" ] && return 0
+	if [ -f "$_tap_state/cnf" ]; then
+		diag "$(cat "$_tap_state/cnf")"
+	fi
+	return 1
 }
 
 # tap_done: print the plan; the exit status is always 0 (failures are in
