@@ -135,7 +135,8 @@ scenario() {
 		[ "$runc_res" = FAIL ] && diag "runc:" "$runc_log"
 	elif [ "$runc_res" = FAIL ]; then
 		echo "ok $_tap_n - $name # SKIP fails with runc too: the scenario proves nothing here"
-		diag "runc:" "$runc_log" "brig:" "$brig_log"
+		diag "runc:" "$runc_log"
+		diag "brig:" "$brig_log"
 	else
 		echo "not ok $_tap_n - $name"
 		diag "brig:" "$brig_log"
