@@ -797,33 +797,21 @@ out:
 
 int brig_cgroup_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err)
 {
+	_cleanup_free_ char *file = sub ? brig_xasprintf("%s/tasks", sub) : brig_xstrdup("tasks");
+
 	if (cg->sd || !cg->n)
 		return 0;
 	cg->tasks = brig_xcalloc(cg->n, sizeof(*cg->tasks));
 	for (size_t i = 0; i < cg->n; i++)
 		cg->tasks[i] = -1;
 	for (size_t i = 0; i < cg->n; i++) {
-		_cleanup_free_ char *path = NULL;
-
 		if (cg->h[i].v2)
 			continue; /* born there, or entered by brig */
-		path = sub ? brig_xasprintf("%s/%s/tasks", cg->h[i].dir, sub)
-		           : brig_xasprintf("%s/tasks", cg->h[i].dir);
-		cg->tasks[i] = open(path, O_WRONLY | O_NOCTTY | O_NOFOLLOW | O_CLOEXEC);
+		cg->tasks[i] = open_file(&cg->h[i], file, O_WRONLY);
 		if (cg->tasks[i] < 0)
-			return brig_error_setp(err, errno, "open \"%s\"", path);
+			return brig_error_setp(err, errno, "open \"%s/%s\"", cg->h[i].dir, file);
 	}
 	return 0;
-}
-
-static bool is_freezer(const char *name)
-{
-	size_t n = strlen("freezer");
-
-	for (const char *p = name; (p = strstr(p, "freezer")); p += n)
-		if ((p == name || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-			return true;
-	return false;
 }
 
 int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
@@ -832,7 +820,7 @@ int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
 	 * writer right there */
 	for (int last = 0; last < 2; last++)
 		for (size_t i = 0; cg->tasks && i < cg->n; i++)
-			if (cg->tasks[i] >= 0 && is_freezer(cg->h[i].name) == last &&
+			if (cg->tasks[i] >= 0 && list_includes(cg->h[i].name, "freezer") == last &&
 			    write(cg->tasks[i], "0", 1) != 1)
 				return brig_error_setp(err, errno, "enter cgroup \"%s\"",
 				                       cg->h[i].dir);
