@@ -427,7 +427,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	}
 	/* the v1 hierarchies the init does not enter itself, before it does
 	 * anything; the id maps of its user namespace */
-	if (brig_cgroup_enter(&j->cg, j->pid, err) < 0)
+	if (brig_cgroup_enter(&j->cg, NULL, j->pid, err) < 0)
 		return -1;
 	brig_cgroup_close_tasks(&j->cg);
 	if (j->ns.is_new[BRIG_NS_USER] &&

@@ -54,7 +54,7 @@ struct exec_job {
 	struct brig_process_plan plan;
 	struct brig_seccomp_prog seccomp;
 	struct brig_cgroup cg;
-	int initfd, cgfd, pidfd, console, master;
+	int initfd, pidfd, console, master;
 	int sock[2];
 	pid_t pid;
 	bool own_userns; /* the container has a user namespace of its own */
@@ -79,8 +79,6 @@ static void job_release(struct exec_job *j)
 			close(j->sock[i]);
 	if (j->initfd >= 0)
 		close(j->initfd);
-	if (j->cgfd >= 0)
-		close(j->cgfd);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
 	if (j->console >= 0)
@@ -408,8 +406,8 @@ static int cgroup_fd(struct exec_job *j, const struct brig_exec_opts *o, struct 
 			continue;
 		dir = o->cgroup ? brig_xasprintf("%s/%s", j->cg.h[i].dir, o->cgroup)
 		                : brig_xstrdup(j->cg.h[i].dir);
-		j->cgfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (j->cgfd < 0)
+		j->cg.v2fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (j->cg.v2fd < 0)
 			return brig_error_setp(err, errno, "open cgroup \"%s\"", dir);
 		return 0;
 	}
@@ -429,31 +427,6 @@ static int cgroup_open_tasks(struct exec_job *j, const struct brig_exec_opts *o,
 	if (j->ns_parent & CLONE_NEWUSER)
 		return 0;
 	return brig_cgroup_open_tasks(&j->cg, o->cgroup, err);
-}
-
-/* v1 hierarchies the child does not enter itself: the pid written in,
- * before the child goes on. */
-static int cgroup_enter(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
-{
-	for (size_t i = 0; i < j->cg.n; i++) {
-		struct brig_cg_hier h = j->cg.h[i];
-		_cleanup_free_ char *dir = NULL;
-		_cleanup_free_ char *path = NULL;
-		char pid[16];
-		int n = snprintf(pid, sizeof(pid), "%d", (int)j->pid);
-
-		if ((h.v2 && j->cgfd >= 0) || (j->cg.tasks && j->cg.tasks[i] >= 0))
-			continue;
-		dir = o->cgroup ? brig_xasprintf("%s/%s", h.dir, o->cgroup) : brig_xstrdup(h.dir);
-		path = brig_xasprintf("%s/cgroup.procs", dir);
-		{
-			_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-
-			if (fd < 0 || write(fd, pid, (size_t)n) != n)
-				return brig_error_setp(err, errno, "join cgroup \"%s\"", dir);
-		}
-	}
-	return 0;
 }
 
 /* Join (for the clone) the pid and time namespaces of the init; @saved
@@ -492,9 +465,9 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	int saved[2] = { -1, -1 };
 	int dumpable;
 
-	if (j->cgfd >= 0) {
+	if (j->cg.v2fd >= 0) {
 		ca.flags |= CLONE_INTO_CGROUP;
-		ca.cgroup = (uint64_t)j->cgfd;
+		ca.cgroup = (uint64_t)j->cg.v2fd;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->sock) < 0)
 		return brig_error_setp(err, errno, "socketpair");
@@ -526,8 +499,8 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		close(j->st.rootfd);
 		if (j->console >= 0)
 			close(j->console);
-		if (j->cgfd >= 0)
-			close(j->cgfd);
+		if (j->cg.v2fd >= 0)
+			close(TAKE_FD(j->cg.v2fd));
 		child_main(j, o);
 	}
 	close(TAKE_FD(j->sock[1]));
@@ -573,7 +546,6 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		              .cg = BRIG_CGROUP_INIT,
 		              .arena = BRIG_ARENA_INIT,
 		              .initfd = -1,
-		              .cgfd = -1,
 		              .pidfd = -1,
 		              .console = -1,
 		              .master = -1,
@@ -617,7 +589,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	}
 	if (spawn(&j, o, err) < 0)
 		goto out;
-	entered = cgroup_enter(&j, o, err);
+	entered = brig_cgroup_enter(&j.cg, o->cgroup, j.pid, err);
 	brig_cgroup_close_tasks(&j.cg); /* the child's now */
 	if (entered < 0 || brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
 	    receive_master(&j, err) < 0 || seccomp_listener(&j, err) < 0 ||

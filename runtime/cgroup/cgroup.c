@@ -836,16 +836,19 @@ void brig_cgroup_close_tasks(struct brig_cgroup *cg)
 	cg->tasks = NULL;
 }
 
-int brig_cgroup_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *err)
+int brig_cgroup_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, struct brig_error *err)
 {
+	_cleanup_free_ char *file =
+	    sub ? brig_xasprintf("%s/cgroup.procs", sub) : brig_xstrdup("cgroup.procs");
+
 	if (cg->sd && cg->unit)
 		return systemd_enter(cg, pid, err);
 	for (size_t i = 0; i < cg->n; i++) {
 		if (cg->h[i].v2 && cg->v2fd >= 0)
 			continue; /* born there */
 		if (cg->tasks && cg->tasks[i] >= 0)
-			continue; /* the init entered it itself */
-		if (brig_cg_writef(&cg->h[i], "cgroup.procs", err, "%d", (int)pid) < 0)
+			continue; /* the process entered it itself */
+		if (brig_cg_writef(&cg->h[i], file, err, "%d", (int)pid) < 0)
 			return -1;
 	}
 	return 0;

@@ -133,9 +133,10 @@ int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
 /* After the clone, in brig: the fds are the new process's business now. */
 void brig_cgroup_close_tasks(struct brig_cgroup *cg);
 
-/* Put @pid into every hierarchy it was not born into, nor entered itself
- * (systemd driver: start the unit with it, then apply the resources). */
-int brig_cgroup_enter(struct brig_cgroup *cg, pid_t pid, struct brig_error *err);
+/* Put @pid into every hierarchy (its sub-cgroup @sub when not NULL) it
+ * was not born into, nor entered itself (systemd driver: start the unit
+ * with it, then apply the resources). */
+int brig_cgroup_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, struct brig_error *err);
 
 /* Record @cg into @s (strings are copied into its arena), and back. */
 void brig_cgroup_to_state(const struct brig_cgroup *cg, struct brig_state *s);
