@@ -52,25 +52,13 @@ mkdir -p "$HOSTBIN" "$ROOTFS/hooks-only" &&
 
 # --------------------------------------------------------------- helpers
 
-# mkbundle HOOKS CMD [ARGS...]: the bundle $T/b: `brig spec` without a
-# terminal, running CMD ARGS on the shared rootfs with $T/shared at
-# /shared, one annotation, and .hooks = HOOKS (JSON).
-mkbundle() {
-	local hooks=$1 args
+# hooks_bundle HOOKS CMD [ARGS...]: the bundle $T/b of mkbundle
+# (tests/lib/rootfs.sh: CMD ARGS on the shared rootfs, $T/shared at
+# /shared) with one annotation and .hooks = HOOKS (JSON).
+hooks_bundle() {
+	local hooks=$1
 	shift
-	args=$(json_args "$@") &&
-		mkdir -p "$T/b" "$T/shared" &&
-		rm -f "$T/b/config.json" &&
-		"$BRIG" spec --bundle "$T/b" &&
-		brig_bundle_edit "$T/b" '.process.terminal = false | .process.args = $a
-			| .root.path = $root
-			| .mounts += [{destination: "/shared", type: "bind", source: $shared,
-				       options: ["rbind", "rw"]}]
-			| .annotations = {"org.brig.test": "hooks"}
-			| .hooks = $hooks' \
-			--argjson a "$args" --arg root "$ROOTFS" --arg shared "$T/shared" \
-			--argjson hooks "$hooks" ||
-		fail "cannot write the bundle $T/b"
+	mkbundle '.annotations = {"org.brig.test": "hooks"} | .hooks = '"$hooks" "$@"
 }
 
 file_exists() {
@@ -133,7 +121,7 @@ t_stages() { # create|run
 		startContainer "$(rec_hook_in_container)" \
 		poststart "$(rec_hook poststart)" poststop "$(rec_hook poststop)")
 	# the container lives until poststart has looked at it
-	mkbundle "$h" sh -c 'for ns in mnt net pid uts; do readlink /proc/self/ns/$ns; done >/shared/ctr.ns
+	hooks_bundle "$h" sh -c 'for ns in mnt net pid uts; do readlink /proc/self/ns/$ns; done >/shared/ctr.ns
 i=0; until grep -q poststart /shared/order || [ $i -gt 100 ]; do sleep 0.05; i=$((i+1)); done'
 	delete_at_end c1
 	if [ "$1" = create ]; then
@@ -219,13 +207,13 @@ i=0; until grep -q poststart /shared/order || [ $i -gt 100 ]; do sleep 0.05; i=$
 # Without args, argv[0] is the path (busybox picks its applet from it);
 # without env, the environment is empty.
 t_no_args() {
-	mkbundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/true\"}" \
+	hooks_bundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/true\"}" \
 		poststop "$(sh_hook 'tr "\0" "\n" </proc/$$/environ >$0/env; echo done >$0/ran')")" true
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$(cat "$T/shared/ran" 2>/dev/null)" done "poststop ran"
 	assert_eq "$(cat "$T/shared/env")" "" "environment without env"
-	mkbundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/false\"}")" true
+	hooks_bundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/false\"}")" true
 	br run --bundle "$T/b" c1
 	assert_rc 1
 	assert_err_line "brig: createRuntime hook #0 \"$HOSTBIN/false\": exited with status 1"
@@ -234,7 +222,7 @@ t_no_args() {
 
 # Hooks of a stage run one after the other, in order.
 t_order() {
-	mkbundle "$(hooks createRuntime "$(sh_hook 'sleep 0.1; echo 1 >>$0/order')" \
+	hooks_bundle "$(hooks createRuntime "$(sh_hook 'sleep 0.1; echo 1 >>$0/order')" \
 		createRuntime "$(sh_hook 'echo 2 >>$0/order')" \
 		createRuntime "$(sh_hook 'echo 3 >>$0/order')")" true
 	br run --bundle "$T/b" c1
@@ -246,7 +234,7 @@ t_order() {
 # stderr and the directory the shell lists.
 t_no_fds() {
 	local s='read -r me _ </proc/self/stat; n=$1; set -- /proc/$me/fd/*; echo $# >$0/$n.nfds'
-	mkbundle "$(hooks createRuntime "$(jq -c '.args += ["createRuntime"]' <<<"$(sh_hook "$s")")" \
+	hooks_bundle "$(hooks createRuntime "$(jq -c '.args += ["createRuntime"]' <<<"$(sh_hook "$s")")" \
 		createContainer "$(jq -c '.args += ["createContainer"]' <<<"$(sh_hook "$s")")" \
 		startContainer "$(jq -c '.args += ["startContainer"]' <<<"$(ctr_sh_hook "$s")")" \
 		poststart "$(jq -c '.args += ["poststart"]' <<<"$(sh_hook "$s")")" \
@@ -263,7 +251,7 @@ t_no_fds() {
 # it, one ignoring it does not hang brig (nor kill it with SIGPIPE).
 t_big_state() {
 	head -c 300000 /dev/zero | tr '\0' x >"$T/big"
-	mkbundle "$(hooks prestart "$(sh_hook 'exec 0<&-; sleep 0.2')" \
+	hooks_bundle "$(hooks prestart "$(sh_hook 'exec 0<&-; sleep 0.2')" \
 		createRuntime "$(sh_hook 'exit 0')" \
 		createContainer "$(sh_hook 'cat >$0/cc.state')" \
 		poststop "$(sh_hook 'cat >$0/poststop.state')")" true
@@ -282,7 +270,7 @@ t_big_state() {
 # while poststart runs, delete none while poststop does.
 t_hooks_query_brig() { # create|run
 	local q="\"\$0/../brig\" --root \"\$0/../root\" state c1 >\"\$0/\$1.json\""
-	mkbundle "$(hooks poststart "$(jq -c '.args += ["poststart"]' <<<"$(sh_hook "$q" 5)")" \
+	hooks_bundle "$(hooks poststart "$(jq -c '.args += ["poststart"]' <<<"$(sh_hook "$q" 5)")" \
 		poststop "$(jq -c '.args += ["poststop"]' <<<"$(sh_hook "$q" 5)")")" sleep 100
 	ln -s "$BRIG" "$T/brig"
 	delete_at_end c1
@@ -312,7 +300,7 @@ t_timeout() { # STAGE create|run
 	else
 		h=$(sh_hook 'exec sleep 30' 1)
 	fi
-	mkbundle "$(hooks "$1" "$h")" sleep 100
+	hooks_bundle "$(hooks "$1" "$h")" sleep 100
 	delete_at_end c1
 	t0=$(date +%s%N)
 	br "$2" --bundle "$T/b" c1
@@ -328,7 +316,7 @@ t_timeout() { # STAGE create|run
 # no mount: tap.sh checks the last two after every test), and the
 # container having existed, its poststop hooks run.
 t_create_hook_fails() { # STAGE create|run
-	mkbundle "$(hooks "$1" "$(sh_hook 'echo oops >&2; exit 3')" \
+	hooks_bundle "$(hooks "$1" "$(sh_hook 'echo oops >&2; exit 3')" \
 		poststop "$(sh_hook 'cat >$0/poststop.state')")" sleep 100
 	delete_at_end c1
 	br "$2" --bundle "$T/b" c1
@@ -342,7 +330,7 @@ t_create_hook_fails() { # STAGE create|run
 # container's process runs, saying why on the container's stderr.
 t_start_container_fails() { # create|run
 	local ctr_err
-	mkbundle "$(hooks startContainer "$(ctr_sh_hook 'echo nope >&2; exit 4')" \
+	hooks_bundle "$(hooks startContainer "$(ctr_sh_hook 'echo nope >&2; exit 4')" \
 		poststart "$(sh_hook 'echo ran >$0/poststart')")" sh -c 'echo process ran >/shared/ran'
 	delete_at_end c1
 	if [ "$1" = create ]; then
@@ -371,7 +359,7 @@ t_start_container_fails() { # create|run
 t_poststart_fails() { # create|run|run-detach
 	local pid
 	# (the hook waits for the process to have done something)
-	mkbundle "$(hooks poststart "$(sh_hook 'until [ -e $0/ran ]; do sleep 0.05; done
+	hooks_bundle "$(hooks poststart "$(sh_hook 'until [ -e $0/ran ]; do sleep 0.05; done
 echo nope >&2; exit 5' 5)" \
 		poststop "$(sh_hook 'cat >$0/poststop.state')")" sh -c 'touch /shared/ran; sleep 100'
 	delete_at_end c1
@@ -402,7 +390,7 @@ echo nope >&2; exit 5' 5)" \
 # A failing poststop hook is a warning; the others still run; delete
 # succeeds.
 t_poststop_warns() {
-	mkbundle "$(hooks poststop "$(sh_hook 'echo first >>$0/order')" \
+	hooks_bundle "$(hooks poststop "$(sh_hook 'echo first >>$0/order')" \
 		poststop "$(sh_hook 'echo bad >&2; exit 2')" \
 		poststop "$(sh_hook 'echo third >>$0/order')" \
 		poststop "$(sh_hook 'exec sleep 30' 1)" \
