@@ -35,10 +35,6 @@ brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
-file_exists() {
-	[ -e "$1" ]
-}
-
 # cgdir ID CONTROLLER: the container's cgroup directory for CONTROLLER,
 # from "cgroupPaths" in its state.json (on v2 the one directory; "unified":
 # the v2 one of a hybrid host).

@@ -93,10 +93,6 @@ strip_map() {
 	tr -s ' \t' ' ' <<<"$1" | sed 's/^ //; s/ $//'
 }
 
-file_exists() {
-	[ -e "$1" ]
-}
-
 # cgroups_named ID: the directories named ID under the test file's own
 # cgroups (tests/helpers/subreaper), in every hierarchy.
 cgroups_named() {

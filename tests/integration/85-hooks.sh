@@ -61,10 +61,6 @@ hooks_bundle() {
 	mkbundle '.annotations = {"org.brig.test": "hooks"} | .hooks = '"$hooks" "$@"
 }
 
-file_exists() {
-	[ -e "$1" ]
-}
-
 # rec_hook NAME: the host recorder as a hook: argv[0] "hook-NAME", env
 # with a space in a value.
 rec_hook() {

@@ -33,24 +33,6 @@ mkbundle() {
 		fail "cannot write the bundle $T/b"
 }
 
-# wait_exit PID SECS: wait for our background child PID; its status in $rc.
-wait_exit() {
-	local pid=$1 n=$(($2 * 20))
-	while [ "$(proc_state "$pid")" != Z ] && [ "$(proc_state "$pid")" != "" ]; do
-		n=$((n - 1))
-		if [ "$n" -le 0 ]; then
-			kill -KILL "$pid" 2>/dev/null
-			wait "$pid" 2>/dev/null
-			rc=124
-			fail "process $pid did not exit within $2 s"
-			return 1
-		fi
-		sleep 0.05
-	done
-	wait "$pid"
-	rc=$?
-}
-
 is_socket() {
 	[ -S "$1" ]
 }

@@ -342,6 +342,29 @@ wait_until() {
 	done
 }
 
+file_exists() {
+	[ -e "$1" ]
+}
+
+# wait_exit PID SECS: wait for our background child PID for at most SECS
+# seconds; its exit status in $rc.  A child that hangs is killed (rc=124).
+wait_exit() {
+	local pid=$1 n=$(($2 * 20))
+	while [ "$(proc_state "$pid")" != Z ] && [ "$(proc_state "$pid")" != "" ]; do
+		n=$((n - 1))
+		if [ "$n" -le 0 ]; then
+			kill -KILL "$pid" 2>/dev/null
+			wait "$pid" 2>/dev/null
+			rc=124
+			fail "process $pid did not exit within $2 s"
+			return 1
+		fi
+		sleep 0.05
+	done
+	wait "$pid"
+	rc=$?
+}
+
 # proc_state PID: the one-letter state of PID (empty when there is none).
 proc_state() {
 	sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null
