@@ -580,8 +580,11 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 
 	j.store.rootfd = -1;
 	sigemptyset(&saved);
-	/* $LISTEN_FDS counts only when meant for brig itself (systemd's rule) */
+	/* $LISTEN_FDS counts only when meant for brig itself (systemd's rule),
+	 * and every fd the init keeps must be one the caller passed */
 	brig_listen_fds();
+	if (brig_fds_check(o->preserve_fds, err) < 0)
+		goto out;
 	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0 ||
 	    check_supported(j.bundle.config, err) < 0)
 		goto out;

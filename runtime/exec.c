@@ -302,13 +302,13 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	const struct brig_process *p = &j->proc;
-	char *path = NULL, **env;
+	char *path = NULL, **env, listen[32];
 
 	if (child_setup(j, o, &path, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
 	}
-	env = brig_exec_env(p, NULL);
+	env = brig_exec_env(p, brig_listen_env(listen, sizeof(listen)));
 	if (j->seccomp.insns && j->seccomp.notify && p->no_new_privileges &&
 	    load_seccomp(j, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
@@ -555,6 +555,11 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	int r = -1, entered;
 
 	j.st.rootfd = -1;
+	/* $LISTEN_FDS only when meant for brig itself (systemd's rule, as
+	 * create), and every fd kept must be one the caller passed */
+	brig_listen_fds();
+	if (brig_fds_check(o->preserve_fds, err) < 0)
+		goto out;
 	if (load_container(&j, ctx, o, err) < 0 || build_process(&j, o, err) < 0)
 		goto out;
 	lx = j.cfg->linux;

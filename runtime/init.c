@@ -226,8 +226,9 @@ static bool dev_is_bind_mounted(const struct brig_config *cfg)
  * When the seccomp filter is loaded: with noNewPrivileges false, before the
  * capabilities drop (loading takes CAP_SYS_ADMIN then; runc's order); a
  * filter that notifies, before READY (its fd goes to the parent); any
- * other, as the last step before execve, so that the filter sees as few of
- * brig's own system calls as possible.
+ * other, after the start and before the startContainer hooks, so that the
+ * filter sees as few of brig's own system calls as possible while the
+ * hooks, programs of the container, never run unfiltered.
  */
 enum seccomp_when { SECCOMP_NONE, SECCOMP_BEFORE_CAPS, SECCOMP_BEFORE_READY, SECCOMP_BEFORE_EXEC };
 
@@ -477,18 +478,6 @@ static int wait_for_start(int fifo, struct brig_error *err)
 	return 0;
 }
 
-/* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (brig kept
- * $LISTEN_FDS only if it was meant for brig), else NULL. */
-static const char *listen_env(char *buf, size_t size)
-{
-	const char *n = getenv("LISTEN_FDS");
-
-	if (!n || !*n)
-		return NULL;
-	snprintf(buf, size, "LISTEN_FDS=%.16s", n);
-	return buf;
-}
-
 void brig_init_main(const struct brig_init_args *a)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
@@ -505,7 +494,7 @@ void brig_init_main(const struct brig_init_args *a)
 		goto fail;
 	/* HOME from the container's /etc/passwd when the config has none;
 	 * socket-activation fds are announced as runc does */
-	env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
+	env = brig_exec_env(p, brig_listen_env(listen, sizeof(listen)));
 	if (seccomp_when(a) == SECCOMP_BEFORE_READY && load_seccomp(a, &err) < 0)
 		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
@@ -513,16 +502,10 @@ void brig_init_main(const struct brig_init_args *a)
 	if (a->fifo_fd >= 0 ? wait_for_start(a->fifo_fd, &err) < 0
 	                    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
 		goto late_fail;
-	/* in the container, its user and mount namespace, before its process */
-	if (run_hooks(a, BRIG_HOOK_START_CONTAINER, BRIG_STATUS_CREATED, &err) < 0) {
-		start_hooks_failed(a, &err);
-		goto late_fail;
-	}
-	/* brig's own fds go first, so that the sweep below can keep exactly
-	 * the caller's: stdio, $LISTEN_FDS and --preserve-fds */
-	close(a->sync_fd);
-	if (a->fifo_fd >= 0)
-		close(a->fifo_fd);
+	/* the caller's fds (stdio, $LISTEN_FDS, --preserve-fds) are kept and
+	 * every other one is made close-on-exec: the sync socket and the exec
+	 * fifo still report a failing startContainer hook, and execve closes
+	 * them with the rest of brig's own */
 	if (brig_apply_cpu_affinity(a->plan->cpus_final, &err) < 0 ||
 	    brig_fds_prepare(a->preserve_fds, &err) < 0)
 		goto late_fail;
@@ -530,8 +513,15 @@ void brig_init_main(const struct brig_init_args *a)
 	 * under runc, whatever brig's caller ignored */
 	brig_reset_signals();
 	sigprocmask(SIG_SETMASK, &a->saved_mask, NULL);
+	/* the startContainer hooks are programs of the container: they, and
+	 * whatever they leave running, are under its filter (runc's order) */
 	if (seccomp_when(a) == SECCOMP_BEFORE_EXEC && brig_seccomp_load(a->seccomp, &err) < 0)
 		goto late_fail;
+	/* in the container, its user and mount namespace, before its process */
+	if (run_hooks(a, BRIG_HOOK_START_CONTAINER, BRIG_STATUS_CREATED, &err) < 0) {
+		start_hooks_failed(a, &err);
+		goto late_fail;
+	}
 	execve(path, (char *const *)p->args, env);
 	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);
 	goto late_fail;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "linux/process.h"
 #include "linux/selfexe.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -189,6 +190,8 @@ int main(int argc, char **argv)
 	struct brig_error err = BRIG_ERROR_INIT;
 	int status = 0;
 
+	/* before anything is opened: which fds are the caller's */
+	brig_fds_note_caller();
 	if (run_main(argc, argv, &status, &err) < 0) {
 		brig_log_report(err.msg);
 		status = err.status ? err.status : 1;

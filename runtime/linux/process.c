@@ -878,10 +878,58 @@ unsigned int brig_listen_fds(void)
 	return 0;
 }
 
+/* The first fd at or above 3 that was not open when brig started: the
+ * caller passed [3, caller_fds_end) and nothing above it counts.  -1 until
+ * brig_fds_note_caller() ran (then no fd counts as passed). */
+static int caller_fds_end = -1;
+
+void brig_fds_note_caller(void)
+{
+	int fd = 3;
+
+	while (fcntl(fd, F_GETFD) >= 0)
+		fd++;
+	caller_fds_end = fd;
+}
+
+/* $LISTEN_FDS as brig_listen_fds() left it: 0 unless meant for brig. */
+static unsigned long listen_count(void)
+{
+	long n = env_count("LISTEN_FDS");
+
+	return n > 0 ? (unsigned long)n : 0;
+}
+
+const char *brig_listen_env(char *buf, size_t size)
+{
+	const char *n = getenv("LISTEN_FDS");
+
+	if (!n || !*n)
+		return NULL;
+	snprintf(buf, size, "LISTEN_FDS=%.16s", n);
+	return buf;
+}
+
+int brig_fds_check(unsigned int preserve, struct brig_error *err)
+{
+	unsigned long listen = listen_count(), base = 3 + listen;
+	long end = caller_fds_end < 3 ? 3 : caller_fds_end;
+
+	if (base + preserve > INT_MAX)
+		return brig_error_set(err, "too many fds to preserve: %lu", base + preserve - 3);
+	/* an fd at or past the first hole may be one of brig's own by now */
+	if ((long)base > end)
+		return brig_error_setp(err, EBADF, "unable to stat LISTEN_FDS fd %ld (of %lu)",
+		                       end - 3, listen);
+	if ((long)(base + preserve) > end)
+		return brig_error_setp(err, EBADF, "unable to stat preserved-fd %ld (of %u)",
+		                       end - (long)base, preserve);
+	return 0;
+}
+
 int brig_fds_prepare(unsigned int preserve, struct brig_error *err)
 {
-	long listen = env_count("LISTEN_FDS");
-	unsigned long keep = 3UL + (listen > 0 ? (unsigned long)listen : 0) + preserve;
+	unsigned long keep = 3UL + listen_count() + preserve;
 
 	if (keep > INT_MAX)
 		return brig_error_set(err, "too many fds to preserve: %lu", keep - 3);
@@ -893,7 +941,7 @@ int brig_fds_prepare(unsigned int preserve, struct brig_error *err)
 		if ((flags & FD_CLOEXEC) && fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
 			return brig_error_setp(err, errno, "clear close-on-exec of fd %d", fd);
 	}
-	if (close_range((unsigned int)keep, ~0U, 0) < 0)
+	if (close_range((unsigned int)keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
 		return brig_error_setp(err, errno, "close_range \"%lu\"", keep);
 	return 0;
 }

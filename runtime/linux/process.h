@@ -97,10 +97,35 @@ char **brig_exec_env(const struct brig_process *p, const char *listen_fds);
  */
 unsigned int brig_listen_fds(void);
 
+/* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (after
+ * brig_listen_fds() kept $LISTEN_FDS: it was meant for brig), else NULL;
+ * @buf holds it. */
+const char *brig_listen_env(char *buf, size_t size);
+
+/*
+ * First thing in main(), before brig opens anything: note which fds the
+ * caller passed (those from 3 up to the first one that is not open).
+ * Any fd above that hole may later be one of brig's own.
+ */
+void brig_fds_note_caller(void);
+
+/*
+ * In brig's own process, after brig_listen_fds() and before anything is
+ * made: the fds the init or the exec'd process will keep ($LISTEN_FDS,
+ * then @preserve more) must all have been passed by the caller.  A hole
+ * is refused in runc's words ("unable to stat preserved-fd 1 (of 4)"),
+ * where keeping it would hand one of brig's own fds to the container.
+ */
+int brig_fds_check(unsigned int preserve, struct brig_error *err);
+
 /*
  * Before execve: keep 0-2, the caller's socket-activation fds ($LISTEN_FDS,
  * from 3 on) and the @preserve fds after them, clearing close-on-exec on
- * those; close every other fd (close_range), whatever its flags.
+ * those; every other fd is made close-on-exec (close_range), whatever its
+ * flags, so that execve closes all of brig's own while brig may still use
+ * them until then (the init reports a failing startContainer hook on its
+ * sync socket or exec fifo).  brig_fds_check() made sure that the kept
+ * ones are the caller's.
  */
 int brig_fds_prepare(unsigned int preserve, struct brig_error *err);
 

@@ -529,9 +529,49 @@ static int child_fds(void *arg)
 		return 92;
 	fail |= (fcntl(3, F_GETFD) != 0) << 0;
 	fail |= (fcntl(4, F_GETFD) != 0) << 1;
-	fail |= (fcntl(5, F_GETFD) != -1) << 2;
-	fail |= (fcntl(9, F_GETFD) != -1) << 3;
+	/* still usable until execve, which closes them */
+	fail |= (fcntl(5, F_GETFD) != FD_CLOEXEC) << 2;
+	fail |= (fcntl(9, F_GETFD) != FD_CLOEXEC) << 3;
 	fail |= (fcntl(0, F_GETFD) < 0) << 4;
+	return fail;
+}
+
+/* 3 and 4 passed by the caller, 5 a hole that brig's own fd fills later */
+static int child_fds_check(void *arg)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	char pid[16];
+	int fail = 0;
+
+	(void)arg;
+	for (int fd = 3; fd < 64; fd++)
+		close(fd);
+	for (int fd = 3; fd <= 4; fd++)
+		if (open("/dev/null", O_RDONLY) != fd)
+			return 90;
+	unsetenv("LISTEN_FDS");
+	brig_fds_note_caller();
+	if (open("/dev/null", O_RDONLY | O_CLOEXEC) != 5)
+		return 91;
+	fail |= (brig_fds_check(2, &err) != 0) << 0;
+	fail |= (brig_fds_check(3, &err) != -1) << 1;
+	fail |= (!err.msg || strcmp(err.msg, "unable to stat preserved-fd 2 (of 3): "
+	                                     "Bad file descriptor") != 0)
+	        << 2;
+	brig_error_release(&err);
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	setenv("LISTEN_FDS", "1", 1);
+	setenv("LISTEN_PID", pid, 1);
+	fail |= (brig_listen_fds() != 1) << 3;
+	fail |= (brig_fds_check(1, &err) != 0) << 4;
+	fail |= (brig_fds_check(2, &err) != -1) << 5;
+	brig_error_release(&err);
+	setenv("LISTEN_FDS", "3", 1);
+	fail |= (brig_fds_check(0, &err) != -1) << 6;
+	fail |= (!err.msg || strcmp(err.msg, "unable to stat LISTEN_FDS fd 2 (of 3): "
+	                                     "Bad file descriptor") != 0)
+	        << 7;
+	brig_error_release(&err);
 	return fail;
 }
 
@@ -545,15 +585,18 @@ static int child_fds_none(void *arg)
 	unsetenv("LISTEN_FDS");
 	if (brig_fds_prepare(0, &err) < 0)
 		return 92;
-	return fcntl(3, F_GETFD) != -1;
+	return fcntl(3, F_GETFD) != FD_CLOEXEC;
 }
 
 static void test_fds(void)
 {
 	is_int(in_child(child_fds, NULL), 0,
 	       "fds_prepare keeps LISTEN_FDS and preserved fds, without close-on-exec, "
-	       "closes the rest");
-	is_int(in_child(child_fds_none, NULL), 0, "with nothing to keep, 3 and up are closed");
+	       "and makes the rest close-on-exec");
+	is_int(in_child(child_fds_none, NULL), 0,
+	       "with nothing to keep, 3 and up are close-on-exec");
+	is_int(in_child(child_fds_check, NULL), 0,
+	       "fds_check refuses a kept fd past the caller's first hole, in runc's words");
 
 	{
 		char pid[16];
