@@ -157,6 +157,10 @@ static int build_process(struct exec_job *j, const struct brig_exec_opts *o, str
 		if (!j->pdoc)
 			return -1;
 		*p = *j->pdoc->process;
+		/* without capabilities, the container's own (runc's rule), never
+		 * every capability brig has */
+		if (!p->capabilities)
+			p->capabilities = j->cfg->process->capabilities;
 	} else {
 		*p = *j->cfg->process;
 		p->args = (const char **)o->args;

@@ -182,6 +182,8 @@ static int by_strcmp(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static const struct brig_capabilities no_capabilities;
+
 /*
  * Resolve the five capability lists.  Names unknown to libcap or to the
  * running kernel are skipped and reported in one warning, in runc's words.
@@ -199,13 +201,13 @@ static int caps_prepare(const struct brig_capabilities *c, struct brig_capsets *
 	size_t n_unknown = 0, total = 0;
 	int last = brig_cap_last();
 
-	if (!brig_caps_supported())
-		return brig_error_set(err, "process.capabilities: brig was built without libcap "
-		                           "(--disable-caps) and cannot set capabilities");
 	for (size_t k = 0; k < ARRAY_SIZE(lists); k++)
 		total += counts[k];
+	/* names need libcap; empty sets do not */
+	if (total && !brig_caps_supported())
+		return brig_error_set(err, "process.capabilities: brig was built without libcap "
+		                           "(--disable-caps) and cannot set capabilities");
 	unknown = brig_xcalloc(total ? total : 1, sizeof(*unknown));
-	out->given = true;
 	for (size_t k = 0; k < ARRAY_SIZE(lists); k++) {
 		for (size_t i = 0; i < counts[k]; i++) {
 			int cap = brig_cap_from_name(lists[k][i]);
@@ -272,7 +274,9 @@ int brig_process_prepare(const struct brig_process *p, const char *personality_d
 	out->ioprio = -1;
 	out->personality = -1;
 
-	if (p->capabilities && caps_prepare(p->capabilities, &out->caps, err) < 0)
+	/* no process.capabilities is no capability at all (runc's reading),
+	 * never whatever brig itself has */
+	if (caps_prepare(p->capabilities ? p->capabilities : &no_capabilities, &out->caps, err) < 0)
 		goto fail;
 	if (p->scheduler && sched_prepare(p->scheduler, out, err) < 0)
 		goto fail;
@@ -449,8 +453,6 @@ int brig_apply_bounding(const struct brig_capsets *caps, struct brig_error *err)
 {
 	int last;
 
-	if (!caps->given)
-		return 0;
 	last = brig_cap_last();
 	for (int cap = 0; cap <= last; cap++) {
 		char name[64];
@@ -519,8 +521,6 @@ int brig_apply_capabilities(const struct brig_capsets *caps, struct brig_error *
 	struct __user_cap_data_struct data[2];
 	int last;
 
-	if (!caps->given)
-		return 0;
 	for (int i = 0; i < 2; i++) {
 		data[i].effective = (uint32_t)(caps->effective >> (32 * i));
 		data[i].permitted = (uint32_t)(caps->permitted >> (32 * i));

@@ -18,7 +18,6 @@ struct brig_kv;
 
 /* The five capability sets as bitmasks (bit N = capability N). */
 struct brig_capsets {
-	bool given; /* process.capabilities was present */
 	uint64_t bounding, effective, inheritable, permitted, ambient;
 };
 
