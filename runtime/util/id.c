@@ -36,8 +36,10 @@ int brig_id_validate(const char *id, struct brig_error *err)
 		return invalid(err, id, "must not be empty");
 	if (len > BRIG_ID_MAX)
 		return invalid(err, id, "longer than 1024 bytes");
-	if (strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
-		return invalid(err, id, "must not be \".\" or \"..\"");
+	/* "." and "..", and the names brig keeps under --root for itself
+	 * (".seccomp-cache"): no id starts with a dot */
+	if (id[0] == '.')
+		return invalid(err, id, "must not start with '.'");
 	if (strchr(id, '/'))
 		return invalid(err, id, "must not contain '/'");
 	for (const char *p = id; *p; p++)

@@ -52,7 +52,8 @@ static struct brig_state *make_state(const char *id, pid_t pid, uint64_t start)
 static void test_ids(void)
 {
 	static const char *const bad[] = {
-		"", ".", "..", "a/b", "/", "a\nb", "tab\there", "del\x7f"
+		"", ".", "..", "...", ".seccomp-cache", ".x", "a/b", "/", "a\nb", "tab\there",
+		"del\x7f"
 	};
 	struct brig_error err = BRIG_ERROR_INIT;
 	char *longid = malloc(BRIG_ID_MAX + 2);
@@ -63,7 +64,11 @@ static void test_ids(void)
 		brig_error_release(&err);
 	}
 	is_int(brig_id_validate("a.b-c_d+e", &err), 0, "a plain id is accepted");
-	is_int(brig_id_validate("...", &err), 0, "\"...\" is a valid name");
+	is_int(brig_id_validate("a..", &err), 0, "dots after the first byte are fine");
+	brig_id_validate(".seccomp-cache", &err);
+	is_str(err.msg, "invalid container id \".seccomp-cache\": must not start with '.'",
+	       "brig's own names under --root are not ids");
+	brig_error_release(&err);
 	memset(longid, 'x', BRIG_ID_MAX);
 	longid[BRIG_ID_MAX] = '\0';
 	is_int(brig_id_validate(longid, &err), 0, "1024 bytes are accepted");
