@@ -195,11 +195,13 @@ static int enter_cwd(const char *cwd, struct brig_error *err)
 static int join_session_keyring(int procfd, const char *label, const char *id,
                                 struct brig_error *err)
 {
-	char name[64];
+	_cleanup_free_ char *name = NULL;
 
 	if (brig_selinux_set_keycreate(procfd, label, err) < 0)
 		return -1;
-	snprintf(name, sizeof(name), "_ses.%.40s", id);
+	/* the whole id, as runc names it: a keyring is joined by name, and two
+	 * containers whose names were cut to a common prefix shared one */
+	name = brig_xasprintf("_ses.%s", id);
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
 		return brig_error_setp(err, errno, "join a new session keyring");
 	return 0;
