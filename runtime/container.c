@@ -782,7 +782,12 @@ out:
 	return r;
 }
 
-/* Every process in the pid namespace of the init (itself included). */
+/*
+ * Every process in the pid namespace of the init (itself included).  Each
+ * pid is opened first and its namespace checked after: a signal that
+ * reaches the pidfd's process proves it alive, so it was the one /proc
+ * showed, never a process that took the pid over meanwhile.
+ */
 static int signal_pidns(const struct brig_state *s, int sig, struct brig_error *err)
 {
 	_cleanup_closedir_ DIR *d = opendir("/proc");
@@ -794,21 +799,35 @@ static int signal_pidns(const struct brig_state *s, int sig, struct brig_error *
 	if (!d || stat(path, &ns) < 0)
 		return brig_error_setp(err, errno, "list the container's processes");
 	while ((de = readdir(d))) {
-		int fd;
+		_cleanup_close_ int fd = -1;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		fd = pidfd_open(atoi(de->d_name), 0);
+		if (fd < 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/ns/pid", de->d_name);
 		if (stat(path, &other) < 0 || other.st_ino != ns.st_ino ||
 		    other.st_dev != ns.st_dev)
 			continue;
-		fd = pidfd_open(atoi(de->d_name), 0);
-		if (fd >= 0) {
-			pidfd_send_signal(fd, sig, NULL, 0);
-			close(fd);
-		}
+		pidfd_send_signal(fd, sig, NULL, 0);
 	}
 	return 0;
+}
+
+/* Every process of the container's cgroup, frozen meanwhile (runc's way),
+ * when brig made that cgroup for it (cgroup.h); else *@done stays false. */
+static int signal_cgroup(const struct brig_state *s, int sig, bool *done, struct brig_error *err)
+{
+	struct brig_cgroup cg = BRIG_CGROUP_INIT;
+	int r = brig_cgroup_from_state(s, &cg, err);
+
+	if (r == 0 && brig_cgroup_owned(&cg)) {
+		r = brig_cgroup_signal(&cg, sig, err);
+		*done = true;
+	}
+	brig_cgroup_release(&cg);
+	return r;
 }
 
 int brig_container_kill(const struct brig_context *ctx, const char *id, int sig, bool all,
@@ -818,6 +837,7 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
 	struct brig_entry e = BRIG_ENTRY_INIT;
 	struct brig_state *s = NULL;
 	_cleanup_close_ int pidfd = -1;
+	bool by_cgroup = false;
 	int r = -1;
 
 	if (brig_store_open(&st, ctx->root, false, err) < 0)
@@ -830,24 +850,19 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
 		brig_error_set(err, "container not running");
 		goto out;
 	}
-	if (all && s->n_cgroup_paths) {
-		struct brig_cgroup cg = BRIG_CGROUP_INIT;
-
-		/* every process of its cgroup, frozen meanwhile (runc's way) */
-		r = brig_cgroup_from_state(s, &cg, err);
-		if (r == 0)
-			r = brig_cgroup_signal(&cg, sig, err);
-		brig_cgroup_release(&cg);
-	} else if (all && s->own_pidns) {
-		r = signal_pidns(s, sig, err);
-	} else if (pidfd_send_signal(pidfd, sig, NULL, 0) < 0) {
-		r = brig_error_setp(err, errno, "kill container \"%s\"", id);
-	} else {
+	if (all && s->n_cgroup_paths && signal_cgroup(s, sig, &by_cgroup, err) < 0)
+		goto out;
+	if (by_cgroup)
 		r = 0;
-	}
-	if (all && !s->own_pidns && !s->n_cgroup_paths)
-		brig_warn("kill --all: the container shares a pid namespace; only its init was "
-		          "signalled");
+	else if (all && s->own_pidns)
+		r = signal_pidns(s, sig, err);
+	else if (pidfd_send_signal(pidfd, sig, NULL, 0) < 0)
+		r = brig_error_setp(err, errno, "kill container \"%s\"", id);
+	else
+		r = 0;
+	if (all && !by_cgroup && !s->own_pidns)
+		brig_warn("kill --all: the container shares a pid namespace and has no cgroup of "
+		          "its own; only its init was signalled");
 out:
 	brig_state_free(s);
 	brig_entry_release(&e);

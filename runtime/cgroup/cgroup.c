@@ -434,18 +434,29 @@ int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n, str
 	return 0;
 }
 
-/* By pidfd: a pid read from cgroup.procs may have been reused meanwhile,
- * but then it is no longer in the cgroup, which the caller rereads. */
-void brig_cg_signal_pids(const pid_t *pids, size_t n, int sig)
+/*
+ * A pid read from cgroup.procs may have been reused by another process by
+ * the time it is opened.  So: a pidfd for each, then the tree read again.
+ * A signal that reaches a pidfd's process proves it alive now, so alive
+ * when the tree was reread, so the pid found there was that very process.
+ */
+void brig_cg_signal_pids(const struct brig_cg_hier *h, const pid_t *pids, size_t n, int sig)
 {
-	for (size_t i = 0; i < n; i++) {
-		int fd = pidfd_open(pids[i], 0);
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	_cleanup_free_ int *fds = brig_xcalloc(n ? n : 1, sizeof(*fds));
+	_cleanup_free_ pid_t *now = NULL;
+	size_t n_now = 0;
 
-		if (fd < 0)
-			continue;
-		pidfd_send_signal(fd, sig, NULL, 0);
-		close(fd);
-	}
+	for (size_t i = 0; i < n; i++)
+		fds[i] = pidfd_open(pids[i], 0);
+	if (brig_cg_read_pids(h, &now, &n_now, &ignored) == 0)
+		for (size_t i = 0; i < n; i++)
+			if (fds[i] >= 0 && bsearch(&pids[i], now, n_now, sizeof(*now), cmp_pid))
+				pidfd_send_signal(fds[i], sig, NULL, 0);
+	for (size_t i = 0; i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	brig_error_release(&ignored);
 }
 
 /* ------------------------------------------------------------ placement */
@@ -652,20 +663,26 @@ static int plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id,
 	return 0;
 }
 
-/* An existing cgroup that already holds processes is another's: refused
- * (a container would share, and its delete kill, someone else's). */
+/*
+ * An existing cgroup that holds processes, in any hierarchy or anywhere
+ * below it, is another workload's: refused.  A container would share its
+ * limits, and its delete or kill --all would reach that workload.
+ */
 static int check_empty(const struct brig_cgroup *cg, struct brig_error *err)
 {
-	_cleanup_free_ pid_t *pids = NULL;
-	size_t n = 0;
+	for (size_t i = 0; i < cg->n; i++) {
+		_cleanup_free_ pid_t *pids = NULL;
+		size_t n = 0;
 
-	if (cg->h[0].created)
-		return 0;
-	if (brig_cg_read_pids(&cg->h[0], &pids, &n, err) < 0)
-		return -1;
-	if (n)
-		return brig_error_set(err, "cgroup \"%s\" is not empty: %zu process(es) found",
-		                      cg->h[0].dir, n);
+		if (cg->h[i].created)
+			continue; /* made by brig just now */
+		if (brig_cg_read_pids(&cg->h[i], &pids, &n, err) < 0)
+			return -1;
+		if (n)
+			return brig_error_set(err,
+			                      "cgroup \"%s\" is not empty: %zu process(es) found",
+			                      cg->h[i].dir, n);
+	}
 	return 0;
 }
 
@@ -958,6 +975,33 @@ static const struct brig_cg_hier *procs_hier(const struct brig_cgroup *cg)
 	return h ? h : (cg->n ? &cg->h[0] : NULL);
 }
 
+/* The container's own cgroup in @h: made by brig for it (or by systemd,
+ * as the unit brig started), never one that existed before. */
+static bool owned(const struct brig_cgroup *cg, const struct brig_cg_hier *h)
+{
+	return h && (h->created || cg->unit);
+}
+
+/*
+ * The hierarchy whose processes kill --all and delete signal: one that
+ * brig made for the container, or NULL.  A cgroup that existed before
+ * (and was empty at create) is never drained: whatever joins it later may
+ * be someone else's.
+ */
+static const struct brig_cg_hier *signal_hier(const struct brig_cgroup *cg)
+{
+	const struct brig_cg_hier *h = procs_hier(cg);
+
+	for (size_t i = 0; !owned(cg, h) && i < cg->n; i++)
+		h = &cg->h[i];
+	return owned(cg, h) ? h : NULL;
+}
+
+bool brig_cgroup_owned(const struct brig_cgroup *cg)
+{
+	return signal_hier(cg) != NULL;
+}
+
 int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, struct brig_error *err)
 {
 	const struct brig_cg_hier *h = procs_hier(cg);
@@ -972,16 +1016,19 @@ int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, stru
 
 int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err)
 {
+	const struct brig_cg_hier *h = signal_hier(cg);
 	_cleanup_free_ pid_t *pids = NULL;
 	bool freeze = sig != SIGKILL && !brig_cgroup_frozen(cg);
 	size_t n;
 	int r;
 
+	if (!h)
+		return brig_error_set(err, "the container's cgroup was not made by brig");
 	if (freeze && brig_cgroup_freeze(cg, true, err) < 0)
 		return -1;
-	r = brig_cgroup_pids(cg, &pids, &n, err);
-	if (r == 0)
-		brig_cg_signal_pids(pids, n, sig);
+	r = brig_cg_read_pids(h, &pids, &n, err);
+	if (r == 0 && n)
+		brig_cg_signal_pids(h, pids, n, sig);
 	if (freeze) {
 		struct brig_error e2 = BRIG_ERROR_INIT;
 
@@ -1010,7 +1057,7 @@ static int kill_v2(const struct brig_cgroup *cg)
 	struct brig_error ignored = BRIG_ERROR_INIT;
 	int r;
 
-	if (!h || !h->v2)
+	if (!h || !h->v2 || !owned(cg, h))
 		return -1;
 	r = brig_cg_write(h, "cgroup.kill", "1", &ignored);
 	brig_error_release(&ignored);
@@ -1020,13 +1067,17 @@ static int kill_v2(const struct brig_cgroup *cg)
 /* v1: freeze, SIGKILL everything listed, thaw, until the list is empty. */
 static int drain(const struct brig_cgroup *cg, struct brig_error *err)
 {
-	bool use_kill = kill_v2(cg) == 0;
+	const struct brig_cg_hier *h = signal_hier(cg);
+	bool use_kill;
 
+	if (!h)
+		return 0; /* not brig's: the init's end is the container's */
+	use_kill = kill_v2(cg) == 0;
 	for (int tries = 0; tries < DRAIN_TRIES; tries++) {
 		_cleanup_free_ pid_t *pids = NULL;
 		size_t n;
 
-		if (brig_cgroup_pids(cg, &pids, &n, err) < 0)
+		if (brig_cg_read_pids(h, &pids, &n, err) < 0)
 			return -1;
 		if (!n)
 			return 0;
@@ -1036,15 +1087,14 @@ static int drain(const struct brig_cgroup *cg, struct brig_error *err)
 
 			if (frozen)
 				frozen = brig_cgroup_freeze(cg, true, &ignored) == 0;
-			brig_cg_signal_pids(pids, n, SIGKILL);
+			brig_cg_signal_pids(h, pids, n, SIGKILL);
 			if (frozen)
 				brig_cgroup_freeze(cg, false, &ignored);
 			brig_error_release(&ignored);
 		}
 		sleep_ms(tries < 10 ? 1 : DRAIN_SLEEP_MS);
 	}
-	return brig_error_set(err, "the processes of cgroup \"%s\" did not exit",
-	                      procs_hier(cg)->dir);
+	return brig_error_set(err, "the processes of cgroup \"%s\" did not exit", h->dir);
 }
 
 int brig_cgroup_destroy(struct brig_cgroup *cg, struct brig_error *err)

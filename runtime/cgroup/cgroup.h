@@ -156,8 +156,12 @@ int brig_cgroup_update(const struct brig_cgroup *cg, const struct brig_resources
 /* Every process in the container's cgroup, sorted. */
 int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, struct brig_error *err);
 
+/* Whether brig made the container's cgroup (in some hierarchy) for it:
+ * only such a cgroup is ever signalled or drained. */
+bool brig_cgroup_owned(const struct brig_cgroup *cg);
+
 /* Signal every process of the cgroup; frozen meanwhile, so that none
- * forks past the signal. */
+ * forks past the signal.  An error when !brig_cgroup_owned(). */
 int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err);
 
 /* pause / resume, and whether the cgroup is frozen now. */
@@ -166,7 +170,8 @@ bool brig_cgroup_frozen(const struct brig_cgroup *cg);
 
 /*
  * Kill everything in the cgroup (cgroup.kill on v2, freeze and SIGKILL on
- * v1), wait until it is empty, and remove every directory brig created,
+ * v1) when brig made it, wait until it is empty, and remove every
+ * directory brig created,
  * retrying EBUSY a bounded number of times.  A cgroup already gone is no
  * error.
  */

@@ -106,6 +106,9 @@ int brig_cg_apply_rdma(const struct brig_cg_hier *h, const struct brig_rdma *rd,
 /* Freeze-aware helpers for v1 and for v2 without cgroup.kill. */
 int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n,
                       struct brig_error *err);
-void brig_cg_signal_pids(const pid_t *pids, size_t n, int sig);
+/* Signal those of @pids (sorted, read from @h) that are still in @h's
+ * tree: each by a pidfd opened before the tree is read again, so that a
+ * pid reused meanwhile by another process is never signalled. */
+void brig_cg_signal_pids(const struct brig_cg_hier *h, const pid_t *pids, size_t n, int sig);
 
 #endif
