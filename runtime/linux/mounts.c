@@ -20,7 +20,8 @@
  *    dropped: the new API has nothing for them (i_version is the
  *    filesystem's own business since Linux 6.1).
  *  - A bind's "ro" (and nosuid, ...) applies to its top mount only, as in
- *    runc; the r* forms apply to the whole tree (AT_RECURSIVE).
+ *    runc; the r* forms apply to the whole tree (AT_RECURSIVE), and so does
+ *    "ro" on an rbind: a read-only tree must have no writable submount.
  *  - remount (without bind) changes the mount already at the destination:
  *    its flags, ro included, through mount_setattr (that mount only); data
  *    through fspick + FSCONFIG_CMD_RECONFIGURE.  The superblock's ro/rw is
@@ -828,8 +829,14 @@ static int mount_bind(struct mount_req *r, struct brig_error *err)
 	if (resolve_target(r, S_ISDIR(st.st_mode) ? BRIG_MKPATH_DIR : BRIG_MKPATH_FILE, err) < 0)
 		return -1;
 	if (set_attrs(tree, r->fl.attr_set, r->fl.attr_clr, false, err) < 0 ||
-	    set_attrs(tree, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0 ||
-	    attach(tree, r->targetfd, err) < 0)
+	    set_attrs(tree, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0)
+		return -1;
+	/* "ro" on an rbind covers the whole tree, as "rro" does: a read-only
+	 * /sys must not leave /sys/fs/cgroup (or any submount) writable */
+	if (r->fl.rbind && (r->fl.attr_set & MOUNT_ATTR_RDONLY) &&
+	    set_attrs(tree, MOUNT_ATTR_RDONLY, 0, true, err) < 0)
+		return -1;
+	if (attach(tree, r->targetfd, err) < 0)
 		return -1;
 	return TAKE_FD(tree);
 }
