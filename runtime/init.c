@@ -207,23 +207,6 @@ static int join_session_keyring(int procfd, const char *label, const char *id,
 	return 0;
 }
 
-/* A bind-mounted /dev is the host's (or the caller's) own: hands off. */
-static bool dev_is_bind_mounted(const struct brig_config *cfg)
-{
-	for (size_t i = 0; i < cfg->n_mounts; i++) {
-		const struct brig_mount *m = &cfg->mounts[i];
-
-		if (strcmp(m->destination, "/dev") != 0)
-			continue;
-		if (m->type && strcmp(m->type, "bind") == 0)
-			return true;
-		for (size_t k = 0; k < m->n_options; k++)
-			if (!strcmp(m->options[k], "bind") || !strcmp(m->options[k], "rbind"))
-				return true;
-	}
-	return false;
-}
-
 /*
  * When the seccomp filter is loaded: with noNewPrivileges false, before the
  * capabilities drop (loading takes CAP_SYS_ADMIN then; runc's order); a
@@ -322,7 +305,7 @@ static int terminal_setup(const struct brig_init_args *a, int rootfd, int procfd
 	if (!a->cfg->process->terminal)
 		return 0;
 	master =
-	    brig_terminal_setup(rootfd, procfd, a->cfg->process, !dev_is_bind_mounted(a->cfg), err);
+	    brig_terminal_setup(rootfd, procfd, a->cfg->process, !brig_dev_is_bind_mounted(a->cfg), err);
 	if (master < 0)
 		return -1;
 	return brig_sync_send_fd(a->sync_fd, BRIG_SYNC_PTY_MASTER, master, err);
@@ -420,7 +403,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	 * rootfs fd: the host's /dev/null must still be in this mount
 	 * namespace to be cloned over the masked files */
 	if (brig_mounts_setup(cfg, &env, err) < 0 ||
-	    (!dev_is_bind_mounted(cfg) &&
+	    (!brig_dev_is_bind_mounted(cfg) &&
 	     brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0) ||
 	    create_hooks(a, err) < 0 ||
 	    (lx && brig_paths_mask(rootfd, devnull, lx->masked_paths, lx->n_masked_paths,

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "linux/resolve.h"
+#include "linux/syscalls.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -137,11 +138,19 @@ static int split_path(const char *path, char **buf, const char **parent, const c
 	return 0;
 }
 
-/* The O_PATH fd of a directory of the rootfs, created if missing; the last
- * one is cached, since nearly every node lives in /dev. */
+/*
+ * The O_PATH fd of a directory of the rootfs, created if missing; the last
+ * one is cached, since nearly every node lives in /dev.  Nodes are made,
+ * and entries replaced, only on the mounts of @own: the rootfs's own and a
+ * filesystem the config mounts at /dev.  An image whose /dev is a symlink
+ * into a volume (a directory of the host) gets nothing made there.
+ */
 struct dir_cache {
 	char *path;
 	int fd;
+	bool own_dir; /* fd is on one of @own */
+	uint64_t own[2];
+	size_t n_own;
 };
 
 static void dir_cache_release(struct dir_cache *c)
@@ -155,15 +164,105 @@ static int dir_cache_get(struct dir_cache *c, int rootfd, const char *dir, struc
 {
 	int fd;
 
+	uint64_t id;
+
 	if (c->fd >= 0 && !strcmp(c->path, dir))
 		return c->fd;
-	fd = brig_mkpath_in_root(rootfd, dir, BRIG_MKPATH_DIR, err);
+	fd = brig_mkpath_on_mounts(rootfd, dir, BRIG_MKPATH_DIR, c->own, c->n_own, err);
 	if (fd < 0)
 		return -1;
-	dir_cache_release(c);
+	free(c->path);
+	if (c->fd >= 0)
+		close(c->fd);
 	c->path = brig_xstrdup(dir);
 	c->fd = fd;
+	id = brig_mnt_id(fd);
+	c->own_dir = false;
+	for (size_t i = 0; id && i < c->n_own; i++)
+		c->own_dir |= c->own[i] == id;
 	return fd;
+}
+
+/* Nothing may be made or removed at @path in a directory off our mounts:
+ * only a node that is already right is taken as it is. */
+static int refuse_foreign(const char *path, struct brig_error *err)
+{
+	return brig_error_set(err,
+	                      "device \"%s\": its directory is not on the rootfs or the /dev "
+	                      "mount (an image's symlink leads elsewhere): nothing is made there",
+	                      path);
+}
+
+/* Whether @path is "/dev" once cleaned as runc cleans it ("//dev",
+ * "/dev/", "/dev/.", "/x/../dev"). */
+static bool is_dev(const char *path)
+{
+	const char *parts[8];
+	size_t n = 0;
+
+	if (!path || path[0] != '/')
+		return false;
+	while (*path) {
+		size_t len;
+
+		path += strspn(path, "/");
+		len = strcspn(path, "/");
+		if (len == 0 || (len == 1 && path[0] == '.')) {
+			/* nothing */
+		} else if (len == 2 && path[0] == '.' && path[1] == '.') {
+			if (n)
+				n--;
+		} else if (n < ARRAY_SIZE(parts)) {
+			parts[n++] = path;
+		} else {
+			return false;
+		}
+		path += len;
+	}
+	return n == 1 && !strncmp(parts[0], "dev", 3) && (parts[0][3] == '/' || !parts[0][3]);
+}
+
+/* The last entry of cfg->mounts on /dev (the one on top), or NULL. */
+static const struct brig_mount *dev_mount(const struct brig_config *cfg)
+{
+	const struct brig_mount *top = NULL;
+
+	for (size_t i = 0; cfg && i < cfg->n_mounts; i++)
+		if (is_dev(cfg->mounts[i].destination))
+			top = &cfg->mounts[i];
+	return top;
+}
+
+bool brig_dev_is_bind_mounted(const struct brig_config *cfg)
+{
+	const struct brig_mount *m = dev_mount(cfg);
+
+	if (!m)
+		return false;
+	if (m->type && !strcmp(m->type, "bind"))
+		return true;
+	for (size_t k = 0; k < m->n_options; k++)
+		if (!strcmp(m->options[k], "bind") || !strcmp(m->options[k], "rbind"))
+			return true;
+	return false;
+}
+
+/* The mount of the config's own /dev filesystem (not a bind), reached
+ * without a symlink, or 0. */
+static uint64_t dev_mount_id(int rootfd, const struct brig_config *cfg)
+{
+	_cleanup_close_ int fd = -1;
+	struct statx stx;
+
+	if (!dev_mount(cfg) || brig_dev_is_bind_mounted(cfg))
+		return 0;
+	fd = brig_openat2(rootfd, "/dev", O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+	                  BRIG_RESOLVE_IN_ROOT_FLAGS | RESOLVE_NO_SYMLINKS);
+	if (fd < 0 || statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
+	    !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
+	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))
+		return 0;
+	return stx.stx_mnt_id;
 }
 
 /* Remove whatever is at @name in @dirfd (an empty directory too). */
@@ -188,9 +287,11 @@ static int chmod_nofollow(int dirfd, const char *name, mode_t mode)
  * @dirfd, by fd.  The host node is checked to be the device asked for; its
  * mode and owner are left alone (chmod/chown would reach the host's node).
  */
-static int bind_host_node(int dirfd, const char *name, const struct node *n, struct brig_error *err)
+static int bind_host_node(const struct dir_cache *c, const char *name, const struct node *n,
+                          struct brig_error *err)
 {
 	_cleanup_close_ int tree = -1, target = -1;
+	int dirfd = c->fd;
 	struct stat st;
 
 	/* O_PATH crosses a mount on the entry: a bind made before is seen */
@@ -200,6 +301,8 @@ static int bind_host_node(int dirfd, const char *name, const struct node *n, str
 			return brig_error_setp(err, errno, "stat \"%s\"", n->path);
 		if (node_matches(n, &st))
 			return 0;
+		if (!c->own_dir)
+			return refuse_foreign(n->path, err);
 		if (!S_ISREG(st.st_mode)) {
 			/* a node, link or directory the rootfs shipped: make way */
 			close(target);
@@ -211,6 +314,8 @@ static int bind_host_node(int dirfd, const char *name, const struct node *n, str
 		return brig_error_setp(err, errno, "open \"%s\"", n->path);
 	}
 	if (target < 0) {
+		if (!c->own_dir)
+			return refuse_foreign(n->path, err);
 		/* a new empty file, and an fd of exactly that file */
 		target =
 		    openat(dirfd, name, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -250,11 +355,16 @@ static int create_node(int rootfd, struct dir_cache *dirs, const struct node *n,
 
 	/* a fifo needs no privilege: it is made even in a user namespace */
 	if (bind && fmt != S_IFIFO)
-		return bind_host_node(dirfd, name, n, err);
+		return bind_host_node(dirs, name, n, err);
+	if (!dirs->own_dir) {
+		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && node_matches(n, &st))
+			return 0;
+		return refuse_foreign(n->path, err);
+	}
 
 	while (mknodat(dirfd, name, fmt | n->mode, makedev(n->major, n->minor)) < 0) {
 		if (errno == EPERM && fmt != S_IFIFO)
-			return bind_host_node(dirfd, name, n, err);
+			return bind_host_node(dirs, name, n, err);
 		if (errno != EEXIST)
 			return brig_error_setp(err, errno, "mknod \"%s\"", n->path);
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
@@ -321,6 +431,8 @@ static int dev_links_setup(int rootfd, struct dir_cache *dirs, struct brig_error
 	dirfd = dir_cache_get(dirs, rootfd, "/dev", err);
 	if (dirfd < 0)
 		return -1;
+	if (!dirs->own_dir)
+		return refuse_foreign("/dev", err);
 	/* runc removes whatever /dev/ptmx is (a node, a file) for the link */
 	if (make_link(dirfd, "ptmx", "pts/ptmx", true, err) < 0)
 		return -1;
@@ -337,9 +449,14 @@ static int dev_links_setup(int rootfd, struct dir_cache *dirs, struct brig_error
 int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns,
                        struct brig_error *err)
 {
-	_cleanup_(dir_cache_release) struct dir_cache dirs = { NULL, -1 };
+	_cleanup_(dir_cache_release) struct dir_cache dirs = { .fd = -1 };
 	const struct brig_device *devs = NULL;
 	size_t n_devs = 0, i, j;
+	uint64_t dev_id = dev_mount_id(rootfd, cfg);
+
+	dirs.own[dirs.n_own++] = brig_mnt_id(rootfd);
+	if (dev_id)
+		dirs.own[dirs.n_own++] = dev_id;
 
 	if (cfg && cfg->linux) {
 		devs = cfg->linux->devices;

@@ -12,6 +12,10 @@
 struct brig_config;
 struct brig_error;
 
+/* Whether the /dev on top (the last mount whose destination cleans to
+ * "/dev") is a bind: the host's (or the caller's) own, hands off. */
+bool brig_dev_is_bind_mounted(const struct brig_config *cfg);
+
 /*
  * The default devices (null, zero, full, random, urandom, tty), then every
  * linux.devices entry with its type, numbers, mode and owner: mknod where

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "linux/syscalls.h"
 #include "util/cleanup.h"
@@ -25,8 +26,38 @@ int brig_open_in_root(int rootfd, const char *path, int flags, mode_t mode)
 
 #define MKPATH_MAX_LINKS 40 /* the kernel's own limit before ELOOP */
 
-static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int links,
-                  struct brig_error *err);
+/* The mounts on which mkpath may create anything (NULL: any). */
+struct mnt_guard {
+	const uint64_t *ids;
+	size_t n;
+};
+
+static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind,
+                  const struct mnt_guard *g, int links, struct brig_error *err);
+
+uint64_t brig_mnt_id(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return 0;
+	return stx.stx_mnt_id;
+}
+
+/* Whether @dirfd is on one of the mounts @g allows. */
+static bool guard_allows(const struct mnt_guard *g, int dirfd)
+{
+	uint64_t id;
+
+	if (!g)
+		return true;
+	id = brig_mnt_id(dirfd);
+	for (size_t i = 0; id && i < g->n; i++)
+		if (g->ids[i] == id)
+			return true;
+	return false;
+}
 
 /*
  * Component @name of @parent is a symlink whose target does not exist:
@@ -34,8 +65,8 @@ static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int 
  * link's text resolved from the link's own directory @dir, then @rest.
  */
 static int follow_dangling(int rootfd, int parent, const char *name, const char *dir,
-                           const char *rest, enum brig_mkpath_kind kind, int links,
-                           struct brig_error *err)
+                           const char *rest, enum brig_mkpath_kind kind,
+                           const struct mnt_guard *g, int links, struct brig_error *err)
 {
 	_cleanup_free_ char *next = NULL;
 	char target[4096];
@@ -49,11 +80,11 @@ static int follow_dangling(int rootfd, int parent, const char *name, const char 
 	target[n] = '\0';
 	next = brig_xasprintf("%s/%s%s%s", target[0] == '/' ? "" : dir, target, rest ? "/" : "",
 	                      rest ? rest : "");
-	return mkpath(rootfd, next, kind, links + 1, err);
+	return mkpath(rootfd, next, kind, g, links + 1, err);
 }
 
-static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int links,
-                  struct brig_error *err)
+static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind,
+                  const struct mnt_guard *g, int links, struct brig_error *err)
 {
 	_cleanup_free_ char *copy = NULL;
 	_cleanup_close_ int parent = -1;
@@ -87,7 +118,14 @@ static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int 
 		last = !rest || !*rest;
 		/* never create through dot components; they are resolved below */
 		if (strcmp(p, "..") != 0 && strcmp(p, ".") != 0) {
-			int r = last && kind == BRIG_MKPATH_FILE
+			int r;
+
+			if (!guard_allows(g, parent) && faccessat(parent, p, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+				return brig_error_setp(err, EXDEV,
+				                       "create \"%s\" in the rootfs: a part of it is "
+				                       "on a mount it may not be created on",
+				                       path);
+			r = last && kind == BRIG_MKPATH_FILE
 			            ? mknodat(parent, p, S_IFREG | 0644, 0)
 			            : mkdirat(parent, p, 0755);
 
@@ -106,7 +144,7 @@ static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int 
 
 				dir[p - copy] = '\0';
 				return follow_dangling(rootfd, parent, p, dir, last ? NULL : rest,
-				                       kind, links, err);
+				                       kind, g, links, err);
 			}
 			errno = ENOENT;
 		}
@@ -125,5 +163,13 @@ static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind, int 
 int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind,
                         struct brig_error *err)
 {
-	return mkpath(rootfd, path, kind, 0, err);
+	return mkpath(rootfd, path, kind, NULL, 0, err);
+}
+
+int brig_mkpath_on_mounts(int rootfd, const char *path, enum brig_mkpath_kind kind,
+                          const uint64_t *mnt_ids, size_t n, struct brig_error *err)
+{
+	const struct mnt_guard g = { mnt_ids, n };
+
+	return mkpath(rootfd, path, kind, &g, 0, err);
 }

@@ -10,6 +10,8 @@
 #define BRIG_LINUX_RESOLVE_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct brig_error;
@@ -33,5 +35,17 @@ enum brig_mkpath_kind {
  */
 int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind,
                         struct brig_error *err);
+
+/*
+ * brig_mkpath_in_root() that creates nothing outside the mounts whose ids
+ * are @mnt_ids: a missing component whose parent is on another mount (a
+ * volume of the host that a symlink of the image leads into) is an error
+ * (EXDEV).  What exists already is resolved as before.
+ */
+int brig_mkpath_on_mounts(int rootfd, const char *path, enum brig_mkpath_kind kind,
+                          const uint64_t *mnt_ids, size_t n, struct brig_error *err);
+
+/* The id of the mount @fd is on (statx STATX_MNT_ID), 0 if unknown. */
+uint64_t brig_mnt_id(int fd);
 
 #endif
