@@ -306,13 +306,15 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	const struct brig_process *p = &j->proc;
-	char *path = NULL, **env, listen[32];
+	char *path = NULL, **env;
 
 	if (child_setup(j, o, &path, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
 	}
-	env = brig_exec_env(p, brig_listen_env(listen, sizeof(listen)));
+	/* $LISTEN_FDS fds are kept but not announced: LISTEN_PID=1 would name
+	 * the init, not this process (runc's exec announces nothing either) */
+	env = brig_exec_env(p, NULL);
 	if (j->seccomp.insns && j->seccomp.notify && p->no_new_privileges &&
 	    load_seccomp(j, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);

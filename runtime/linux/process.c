@@ -885,11 +885,26 @@ static int caller_fds_end = -1;
 
 void brig_fds_note_caller(void)
 {
+	const char *before = getenv(BRIG_CALLER_FDS_ENV);
 	int fd = 3;
 
 	while (fcntl(fd, F_GETFD) >= 0)
 		fd++;
 	caller_fds_end = fd;
+	/* brig re-executed itself (linux/selfexe.h): what its first image saw
+	 * counts, whatever it left open; it can only be lower */
+	if (before) {
+		long n = strtol(before, NULL, 10);
+
+		if (n >= 3 && n < caller_fds_end)
+			caller_fds_end = (int)n;
+		unsetenv(BRIG_CALLER_FDS_ENV);
+	}
+}
+
+int brig_fds_caller_end(void)
+{
+	return caller_fds_end < 3 ? 3 : caller_fds_end;
 }
 
 /* $LISTEN_FDS as brig_listen_fds() left it: 0 unless meant for brig. */

@@ -108,6 +108,11 @@ const char *brig_listen_env(char *buf, size_t size);
  */
 void brig_fds_note_caller(void);
 
+/* Where the caller's fds end, for brig's own re-execution to pass on in
+ * $BRIG_CALLER_FDS_ENV (brig_fds_note_caller() takes the lower one). */
+int brig_fds_caller_end(void);
+#define BRIG_CALLER_FDS_ENV "_BRIG_CALLER_FDS_END"
+
 /*
  * In brig's own process, after brig_listen_fds() and before anything is
  * made: the fds the init or the exec'd process will keep ($LISTEN_FDS,

@@ -4,11 +4,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "linux/process.h"
 #include "linux/syscalls.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -54,7 +56,14 @@ int brig_selfexe_protect(char **argv, struct brig_error *err)
 	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
 		return brig_error_setp(err, errno, "protect brig's binary (mount_setattr)");
 	setenv(GUARD, "1", 1);
+	{
+		char end[16];
+
+		snprintf(end, sizeof(end), "%d", brig_fds_caller_end());
+		setenv(BRIG_CALLER_FDS_ENV, end, 1);
+	}
 	syscall(SYS_execveat, tree, "", argv, environ, AT_EMPTY_PATH);
 	unsetenv(GUARD);
+	unsetenv(BRIG_CALLER_FDS_ENV);
 	return brig_error_setp(err, errno, "re-execute brig from a read-only mount");
 }
