@@ -533,6 +533,7 @@ static int record_state(struct create_job *j, const struct brig_create_opts *o,
 	s->created = now;
 	s->owner = geteuid();
 	s->own_pidns = j->ns.is_new[BRIG_NS_PID];
+	s->no_new_keyring = o->no_new_keyring;
 	s->annotations = cfg->annotations;
 	s->n_annotations = cfg->n_annotations;
 	s->hooks = cfg->hooks;

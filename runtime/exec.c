@@ -271,6 +271,10 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	procfd = brig_procfs_open(err);
 	if (procfd < 0)
 		return -1;
+	/* the container's keyring (runc joins it too), never brig's caller's */
+	if (!j->s->no_new_keyring &&
+	    brig_join_session_keyring(procfd, p->selinux_label, o->id, err) < 0)
+		return -1;
 	if (p->terminal) {
 		_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 		_cleanup_close_ int master = -1;

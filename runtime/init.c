@@ -10,7 +10,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/keyctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,22 +187,6 @@ static int enter_cwd(const char *cwd, struct brig_error *err)
 	}
 	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/')
 		return brig_error_set(err, "cwd \"%s\" is outside the container", cwd);
-	return 0;
-}
-
-/* The keyring gets the process's SELinux label, as the keys made in it. */
-static int join_session_keyring(int procfd, const char *label, const char *id,
-                                struct brig_error *err)
-{
-	_cleanup_free_ char *name = NULL;
-
-	if (brig_selinux_set_keycreate(procfd, label, err) < 0)
-		return -1;
-	/* the whole id, as runc names it: a keyring is joined by name, and two
-	 * containers whose names were cut to a common prefix shared one */
-	name = brig_xasprintf("_ses.%s", id);
-	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
-		return brig_error_setp(err, errno, "join a new session keyring");
 	return 0;
 }
 
@@ -432,7 +415,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	if (cfg->root->readonly && readonly_root(err) < 0)
 		return -1;
 	if ((!a->no_new_keyring &&
-	     join_session_keyring(procfd, p->selinux_label, a->id, err) < 0) ||
+	     brig_join_session_keyring(procfd, p->selinux_label, a->id, err) < 0) ||
 	    brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
 	    brig_apply_personality(a->plan, err) < 0 || brig_apply_scheduler(p, a->plan, err) < 0 ||
 	    brig_apply_ioprio(a->plan, err) < 0 ||

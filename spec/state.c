@@ -50,6 +50,7 @@ static int parse_state(struct jp *c, const struct brig_json *top, struct brig_st
 	    jp_string_req(c, top, "created", &s->created) < 0 ||
 	    jp_uint(c, top, "owner", UINT32_MAX, &n) < 0 ||
 	    jp_bool(c, top, "ownPidns", &s->own_pidns) < 0 ||
+	    jp_bool(c, top, "noNewKeyring", &s->no_new_keyring) < 0 ||
 	    jp_string_map(c, top, "annotations", &s->annotations, &s->n_annotations) < 0 ||
 	    brig_parse_hooks(c, top, &s->hooks) < 0 ||
 	    jp_string_map(c, top, "cgroupPaths", &s->cgroup_paths, &s->n_cgroup_paths) < 0 ||
@@ -149,6 +150,8 @@ char *brig_state_to_json(const struct brig_state *s)
 	brig_jsonw_kv_string(&w, "created", s->created);
 	brig_jsonw_kv_uint(&w, "owner", s->owner);
 	brig_jsonw_kv_bool(&w, "ownPidns", s->own_pidns);
+	if (s->no_new_keyring)
+		brig_jsonw_kv_bool(&w, "noNewKeyring", true);
 	write_annotations(&w, s);
 	write_hooks(&w, &s->hooks);
 	write_map(&w, "cgroupPaths", s->cgroup_paths, s->n_cgroup_paths);

@@ -38,7 +38,8 @@ struct brig_state {
 	const char *rootfs;      /* absolute */
 	const char *created;     /* RFC 3339 */
 	uid_t owner;
-	bool own_pidns; /* the init has a pid namespace of its own */
+	bool own_pidns;      /* the init has a pid namespace of its own */
+	bool no_new_keyring; /* create --no-new-keyring: exec joins none either */
 	struct brig_kv *annotations;
 	size_t n_annotations;
 	/* the config's hooks: start and delete run poststart and poststop

@@ -13,6 +13,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
+#include <linux/keyctl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 
 #include "linux/caps.h"
 #include "linux/procfs.h"
+#include "linux/selinux.h"
 #include "linux/syscalls.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
@@ -844,6 +846,24 @@ char **brig_exec_env(const struct brig_process *p, const char *listen_fds)
 	sprintf(envp[n], "HOME=%s", home);
 	envp[n + 1] = NULL;
 	return envp;
+}
+
+/* ------------------------------------------------------------ keyring */
+
+int brig_join_session_keyring(int procfd, const char *label, const char *id,
+                              struct brig_error *err)
+{
+	_cleanup_free_ char *name = NULL;
+
+	/* the keyring gets the process's SELinux label, as the keys made in it */
+	if (brig_selinux_set_keycreate(procfd, label, err) < 0)
+		return -1;
+	/* the whole id, as runc names it: a keyring is joined by name, and two
+	 * containers whose names were cut to a common prefix shared one */
+	name = brig_xasprintf("_ses.%s", id);
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
+		return brig_error_setp(err, errno, "join a new session keyring");
+	return 0;
 }
 
 /* ---------------------------------------------------------------- fds */

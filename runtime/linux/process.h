@@ -96,6 +96,15 @@ char **brig_exec_env(const struct brig_process *p, const char *listen_fds);
  */
 unsigned int brig_listen_fds(void);
 
+/*
+ * A session keyring of the container's: "_ses.<id>", joined if it exists
+ * and may be searched (the container made it so), else made new; with
+ * @label (SELinux) for it and its keys.  Whatever keyring brig's caller
+ * had is never the container's (the init, and every exec'd process).
+ */
+int brig_join_session_keyring(int procfd, const char *label, const char *id,
+                              struct brig_error *err);
+
 /* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (after
  * brig_listen_fds() kept $LISTEN_FDS: it was meant for brig), else NULL;
  * @buf holds it. */
