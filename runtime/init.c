@@ -352,6 +352,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	_cleanup_close_ int procfd = -1;
 	_cleanup_close_ int devnull = -1;
 	int *idmapped = NULL; /* kept open until execve closes them */
+	_cleanup_(brig_mounted_release) struct brig_mounted mounted = { 0 };
 
 	/* first, into the v1 cgroups brig opened for it (after MAPS_DONE, so
 	 * that brig hears of a failure where it waits for READY) */
@@ -385,14 +386,15 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	/* masks and read-only paths are made before pivot_root, from the
 	 * rootfs fd: the host's /dev/null must still be in this mount
 	 * namespace to be cloned over the masked files */
-	if (brig_mounts_setup(cfg, &env, err) < 0 ||
+	if (brig_mounts_setup(cfg, &env, &mounted, err) < 0 ||
 	    (!brig_dev_is_bind_mounted(cfg) &&
 	     brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0) ||
 	    create_hooks(a, err) < 0 ||
-	    (lx && brig_paths_mask(rootfd, devnull, lx->masked_paths, lx->n_masked_paths,
+	    (lx && brig_paths_mask(rootfd, &mounted, devnull, lx->masked_paths, lx->n_masked_paths,
 	                           lx->mount_label, err) < 0) ||
 	    (lx &&
-	     brig_paths_readonly(rootfd, lx->readonly_paths, lx->n_readonly_paths, err) < 0) ||
+	     brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,
+	                         err) < 0) ||
 	    enter_rootfs(a, rootfd, err) < 0 || terminal_setup(a, rootfd, procfd, err) < 0)
 		return -1;
 	/* sysctl goes through the private procfs, which no read-only bind of

@@ -23,6 +23,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "linux/mounts.h"
 #include "linux/resolve.h"
 #include "linux/syscalls.h"
 #include "spec/spec.h"
@@ -197,29 +198,12 @@ static int refuse_foreign(const char *path, struct brig_error *err)
  * "/dev/", "/dev/.", "/x/../dev"). */
 static bool is_dev(const char *path)
 {
-	const char *parts[8];
-	size_t n = 0;
+	_cleanup_free_ char *clean = NULL;
 
 	if (!path || path[0] != '/')
 		return false;
-	while (*path) {
-		size_t len;
-
-		path += strspn(path, "/");
-		len = strcspn(path, "/");
-		if (len == 0 || (len == 1 && path[0] == '.')) {
-			/* nothing */
-		} else if (len == 2 && path[0] == '.' && path[1] == '.') {
-			if (n)
-				n--;
-		} else if (n < ARRAY_SIZE(parts)) {
-			parts[n++] = path;
-		} else {
-			return false;
-		}
-		path += len;
-	}
-	return n == 1 && !strncmp(parts[0], "dev", 3) && (parts[0][3] == '/' || !parts[0][3]);
+	clean = brig_path_clean(path);
+	return !strcmp(clean, "/dev");
 }
 
 /* The last entry of cfg->mounts on /dev (the one on top), or NULL. */
@@ -581,13 +565,15 @@ static int mask_file(int target, int devnull, const char *path, struct brig_erro
 
 /* Open @path of the rootfs as O_PATH without following a final symlink.
  * 0 and *fd = -1 when the path is missing or is a symlink (skipped). */
-static int open_target(int rootfd, const char *path, const char *what, int *fd, struct stat *st,
-                       struct brig_error *err)
+/* @path beneath the mount brig made for it (linux/mounts.h): a /proc that a
+ * rename turned into a symlink leaves the masks on the real procfs. */
+static int open_target(int rootfd, const struct brig_mounted *m, const char *path,
+                       const char *what, int *fd, struct stat *st, struct brig_error *err)
 {
 	_cleanup_close_ int f = -1;
 
 	*fd = -1;
-	f = brig_open_in_root(rootfd, path, O_PATH | O_NOFOLLOW, 0);
+	f = brig_mounted_open(m, rootfd, path);
 	if (f < 0) {
 		if (errno == ENOENT)
 			return 0;
@@ -606,8 +592,9 @@ static int open_target(int rootfd, const char *path, const char *what, int *fd, 
  * (after the unshare, before pivot_root): open_tree() refuses to clone a
  * mount of another namespace (EINVAL).
  */
-int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
-                    const char *mount_label, struct brig_error *err)
+int brig_paths_mask(int rootfd, const struct brig_mounted *m, int devnull,
+                    const char *const *paths, size_t n, const char *mount_label,
+                    struct brig_error *err)
 {
 	_cleanup_close_ int shared = -1;
 	size_t i;
@@ -617,7 +604,7 @@ int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
 		struct stat st;
 		int r;
 
-		if (open_target(rootfd, paths[i], "mask", &target, &st, err) < 0)
+		if (open_target(rootfd, m, paths[i], "mask", &target, &st, err) < 0)
 			return -1;
 		if (target < 0)
 			continue;
@@ -631,7 +618,8 @@ int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
 	return 0;
 }
 
-int brig_paths_readonly(int rootfd, const char *const *paths, size_t n, struct brig_error *err)
+int brig_paths_readonly(int rootfd, const struct brig_mounted *m, const char *const *paths,
+                        size_t n, struct brig_error *err)
 {
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
 	size_t i;
@@ -640,7 +628,7 @@ int brig_paths_readonly(int rootfd, const char *const *paths, size_t n, struct b
 		_cleanup_close_ int target = -1, tree = -1;
 		struct stat st;
 
-		if (open_target(rootfd, paths[i], "readonly", &target, &st, err) < 0)
+		if (open_target(rootfd, m, paths[i], "readonly", &target, &st, err) < 0)
 			return -1;
 		if (target < 0)
 			continue;

@@ -11,6 +11,7 @@
 
 struct brig_config;
 struct brig_error;
+struct brig_mounted;
 
 /* Whether the /dev on top (the last mount whose destination cleans to
  * "/dev") is a bind: the host's (or the caller's) own, hands off. */
@@ -33,13 +34,17 @@ int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns
  * over a directory, an empty read-only tmpfs, with the SELinux context
  * @mount_label (linux.mountLabel) when it is not NULL or empty.  A missing
  * path is skipped; a path that turns out to be a symlink is never followed
- * (skipped).
+ * (skipped).  A path under one of the mounts brig made (@m: /proc, /sys)
+ * is found beneath that very mount (brig_mounted_open).
  */
-int brig_paths_mask(int rootfd, int devnull, const char *const *paths, size_t n,
-                    const char *mount_label, struct brig_error *err);
+int brig_paths_mask(int rootfd, const struct brig_mounted *m, int devnull,
+                    const char *const *paths, size_t n, const char *mount_label,
+                    struct brig_error *err);
 
-/* linux.readonlyPaths: each is bind-remounted read-only (recursively). */
-int brig_paths_readonly(int rootfd, const char *const *paths, size_t n, struct brig_error *err);
+/* linux.readonlyPaths: each is bind-remounted read-only (recursively),
+ * found as the masks are. */
+int brig_paths_readonly(int rootfd, const struct brig_mounted *m, const char *const *paths,
+                        size_t n, struct brig_error *err);
 
 /* Open /dev/null of the host and check that it is the char device 1:3. */
 int brig_devnull_open(struct brig_error *err);

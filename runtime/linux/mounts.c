@@ -58,6 +58,7 @@
 #include "cgroup/cgroup.h"
 #include "linux/resolve.h"
 #include "linux/selinux.h"
+#include "linux/syscalls.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -667,9 +668,25 @@ struct mount_req {
 static int check_proc_destination(const struct mount_req *r, const char *type, bool bind,
                                   struct brig_error *err);
 
+/* proc and sysfs go on an ordinary directory, never through a symlink
+ * (runc's rule since CVE-2019-19921). */
+static bool needs_ordinary_directory(const char *type)
+{
+	return type && (!strcmp(type, "proc") || !strcmp(type, "sysfs"));
+}
+
+/*
+ * The destination, resolved once: what is checked is what is mounted on.
+ * (A rename may still move it afterwards; what brig does beneath a mount
+ * later goes through the mount itself: brig_mounted_open.)
+ */
 static int resolve_target(struct mount_req *r, enum brig_mkpath_kind kind, struct brig_error *err)
 {
-	r->targetfd = brig_open_in_root(r->env->rootfd, r->m->destination, O_PATH, 0);
+	bool ordinary = needs_ordinary_directory(r->type);
+	struct stat st;
+
+	r->targetfd = brig_open_in_root(r->env->rootfd, r->m->destination,
+	                                O_PATH | (ordinary ? O_NOFOLLOW : 0), 0);
 	r->target_existed = r->targetfd >= 0;
 	if (r->targetfd < 0 && errno != ENOENT)
 		return brig_error_setp(err, errno, "resolve \"%s\" in the rootfs",
@@ -678,6 +695,9 @@ static int resolve_target(struct mount_req *r, enum brig_mkpath_kind kind, struc
 		r->targetfd = brig_mkpath_in_root(r->env->rootfd, r->m->destination, kind, err);
 	if (r->targetfd < 0)
 		return -1;
+	if (ordinary && (fstat(r->targetfd, &st) < 0 || !S_ISDIR(st.st_mode)))
+		return brig_error_set(
+		    err, "filesystem \"%s\" must be mounted on ordinary directory", r->type);
 	return check_proc_destination(r, r->type, r->bind, err);
 }
 
@@ -738,24 +758,6 @@ static int check_proc_destination(const struct mount_req *r, const char *type, b
 		if (strcmp(where, lxcfs[i]) == 0)
 			return 0;
 	return brig_error_set(err, "\"%s\" cannot be mounted because it is inside /proc", where);
-}
-
-/* proc and sysfs go on an ordinary directory, never through a symlink. */
-static int check_ordinary_directory(const struct mount_req *r, const char *type,
-                                    struct brig_error *err)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-
-	if (!type || (strcmp(type, "proc") != 0 && strcmp(type, "sysfs") != 0))
-		return 0;
-	fd = brig_open_in_root(r->env->rootfd, r->m->destination, O_PATH | O_NOFOLLOW, 0);
-	if (fd < 0 && errno == ENOENT)
-		return 0;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
-		return brig_error_set(
-		    err, "filesystem \"%s\" must be mounted on ordinary directory", type);
-	return 0;
 }
 
 /* Apply the data options of the entry (everything brig does not consume). */
@@ -1154,7 +1156,7 @@ static int mount_cgroup(struct mount_req *r, struct brig_error *err)
 /* ------------------------------------------------------------- setup */
 
 static int mount_one(const struct brig_mount *m, int premade, const struct brig_mount_env *env,
-                     struct brig_error *err)
+                     int *attached, struct brig_error *err)
 {
 	struct mount_req r = { .m = m, .env = env, .targetfd = -1, .premade = premade };
 	const char *type = m->type && m->type[0] ? m->type : NULL;
@@ -1172,8 +1174,6 @@ static int mount_one(const struct brig_mount *m, int premade, const struct brig_
 	}
 	r.type = bind ? NULL : type;
 	r.bind = bind;
-	if (check_ordinary_directory(&r, r.type, err) < 0)
-		goto out;
 	if (bind)
 		mnt = mount_bind(&r, err);
 	else if (r.fl.remount)
@@ -1188,6 +1188,8 @@ static int mount_one(const struct brig_mount *m, int premade, const struct brig_
 		mnt = mount_filesystem(&r, type, err);
 	if (mnt >= 0)
 		ret = set_propagation(mnt, r.fl.propagation, r.fl.rec_propagation, err);
+	if (ret == 0)
+		*attached = TAKE_FD(mnt);
 out:
 	if (r.targetfd >= 0)
 		close(r.targetfd);
@@ -1202,10 +1204,73 @@ out:
 }
 
 int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env *env,
-                      struct brig_error *err)
+                      struct brig_mounted *out, struct brig_error *err)
 {
-	for (size_t i = 0; i < cfg->n_mounts; i++)
-		if (mount_one(&cfg->mounts[i], env->premade ? env->premade[i] : -1, env, err) < 0)
+	out->n = 0;
+	out->dest = brig_xcalloc(cfg->n_mounts ? cfg->n_mounts : 1, sizeof(*out->dest));
+	out->fd = brig_xcalloc(cfg->n_mounts ? cfg->n_mounts : 1, sizeof(*out->fd));
+	for (size_t i = 0; i < cfg->n_mounts; i++) {
+		out->fd[i] = -1;
+		out->dest[i] = brig_path_clean(cfg->mounts[i].destination);
+		out->n++;
+		if (mount_one(&cfg->mounts[i], env->premade ? env->premade[i] : -1, env,
+		              &out->fd[i], err) < 0)
 			return -1;
+	}
 	return 0;
+}
+
+void brig_mounted_release(struct brig_mounted *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->dest[i]);
+		if (m->fd[i] >= 0)
+			close(m->fd[i]);
+	}
+	free(m->dest);
+	free(m->fd);
+	*m = (struct brig_mounted){ 0 };
+}
+
+/* The part of @path below @dest ("" for @dest itself), or NULL when @dest
+ * is not @path or one of its parents (both clean). */
+static const char *below(const char *path, const char *dest)
+{
+	size_t len = strlen(dest);
+
+	if (!strcmp(dest, "/"))
+		return path + 1;
+	if (strncmp(path, dest, len) != 0 || (path[len] != '/' && path[len] != '\0'))
+		return NULL;
+	return path[len] ? path + len + 1 : path + len;
+}
+
+int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path)
+{
+	_cleanup_free_ char *clean = brig_path_clean(path);
+	const char *rest = NULL;
+	size_t best = 0;
+	int fd = -1, out;
+
+	/* the deepest destination holding @path; of equals, the last (on top) */
+	for (size_t i = 0; i < m->n; i++) {
+		const char *r = m->fd[i] >= 0 ? below(clean, m->dest[i]) : NULL;
+
+		if (r && strlen(m->dest[i]) >= best) {
+			best = strlen(m->dest[i]);
+			rest = r;
+			fd = m->fd[i];
+		}
+	}
+	if (fd < 0)
+		return brig_open_in_root(rootfd, path, O_PATH | O_NOFOLLOW, 0);
+	if (!*rest)
+		return fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	/* beneath the filesystem brig attached, wherever its mount point went:
+	 * no symlink or ".." leads out of it */
+	do
+		out = brig_openat2(fd, rest, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
+		                   RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+	while (out < 0 && errno == EAGAIN);
+	return out;
 }

@@ -66,9 +66,31 @@ struct brig_mount_env {
 	                          * (linux/idmap.h), else -1; NULL: none */
 };
 
-/* Make every entry of cfg->mounts, in order.  Errors name the mount:
+/*
+ * The mounts brig attached for cfg->mounts, kept open so that what is done
+ * beneath them afterwards (masks, read-only paths) reaches the filesystem
+ * brig put there, even if a rename in the rootfs (which whoever shares it
+ * may make) moved its mount point or put a symlink in its place.
+ */
+struct brig_mounted {
+	char **dest; /* each entry's destination, cleaned */
+	int *fd;     /* its attached mount, -1 when none */
+	size_t n;
+};
+void brig_mounted_release(struct brig_mounted *m);
+
+/* Make every entry of cfg->mounts, in order, into @out (released by the
+ * caller, even on failure).  Errors name the mount:
  * 'mount "/proc" (proc): Operation not permitted'. */
 int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env *env,
-                      struct brig_error *err);
+                      struct brig_mounted *out, struct brig_error *err);
+
+/*
+ * An O_PATH fd of @path of the container, its last component not followed:
+ * beneath the mount of @m whose destination holds @path most closely (of
+ * equal ones, the last: it is on top), with no symlink or ".." leading out
+ * of it; a path under none of them is resolved in @rootfd.  -1 with errno.
+ */
+int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path);
 
 #endif

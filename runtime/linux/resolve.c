@@ -173,3 +173,36 @@ int brig_mkpath_on_mounts(int rootfd, const char *path, enum brig_mkpath_kind ki
 
 	return mkpath(rootfd, path, kind, &g, 0, err);
 }
+
+char *brig_path_clean(const char *path)
+{
+	size_t len = strlen(path);
+	char *out = brig_xmalloc(len + 2);
+	size_t n = 0;
+
+	/* "/", then each component but "" and "."; ".." drops the last one
+	 * and stops at the root */
+	out[n++] = '/';
+	while (*path) {
+		size_t l;
+
+		path += strspn(path, "/");
+		l = strcspn(path, "/");
+		if (l == 0 || (l == 1 && path[0] == '.')) {
+			/* nothing */
+		} else if (l == 2 && path[0] == '.' && path[1] == '.') {
+			while (n > 1 && out[n - 1] != '/')
+				n--;
+			if (n > 1)
+				n--;
+		} else {
+			if (n > 1)
+				out[n++] = '/';
+			memcpy(out + n, path, l);
+			n += l;
+		}
+		path += l;
+	}
+	out[n] = '\0';
+	return out;
+}

@@ -45,6 +45,10 @@ int brig_mkpath_in_root(int rootfd, const char *path, enum brig_mkpath_kind kind
 int brig_mkpath_on_mounts(int rootfd, const char *path, enum brig_mkpath_kind kind,
                           const uint64_t *mnt_ids, size_t n, struct brig_error *err);
 
+/* @path cleaned as an absolute path, lexically, as runc's filepath.Clean
+ * does ("//dev/./x/.." is "/dev"; ".." stops at "/"); heap. */
+char *brig_path_clean(const char *path);
+
 /* The id of the mount @fd is on (statx STATX_MNT_ID), 0 if unknown. */
 uint64_t brig_mnt_id(int fd);
 
