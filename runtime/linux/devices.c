@@ -240,8 +240,8 @@ static uint64_t dev_mount_id(int rootfd, const struct brig_config *cfg)
 
 	if (!dev_mount(cfg) || brig_dev_is_bind_mounted(cfg))
 		return 0;
-	fd = brig_openat2(rootfd, "/dev", O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
-	                  BRIG_RESOLVE_IN_ROOT_FLAGS | RESOLVE_NO_SYMLINKS);
+	fd = brig_openat2_retry(rootfd, "/dev", O_PATH | O_DIRECTORY, 0,
+	                        BRIG_RESOLVE_IN_ROOT_FLAGS | RESOLVE_NO_SYMLINKS);
 	if (fd < 0 || statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &stx) < 0 ||
 	    !(stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) ||
 	    !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT))

@@ -1250,7 +1250,7 @@ int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path
 	_cleanup_free_ char *clean = brig_path_clean(path);
 	const char *rest = NULL;
 	size_t best = 0;
-	int fd = -1, out;
+	int fd = -1;
 
 	/* the deepest destination holding @path; of equals, the last (on top) */
 	for (size_t i = 0; i < m->n; i++) {
@@ -1268,9 +1268,6 @@ int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path
 		return fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	/* beneath the filesystem brig attached, wherever its mount point went:
 	 * no symlink or ".." leads out of it */
-	do
-		out = brig_openat2(fd, rest, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0,
-		                   RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
-	while (out < 0 && errno == EAGAIN);
-	return out;
+	return brig_openat2_retry(fd, rest, O_PATH | O_NOFOLLOW, 0,
+	                          RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
 }

@@ -13,15 +13,25 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 
-int brig_open_in_root(int rootfd, const char *path, int flags, mode_t mode)
+/* openat2 says EAGAIN when a rename raced the lookup: tried again, but a
+ * bounded number of times, so that a container renaming in a loop makes
+ * brig fail rather than spin. */
+#define OPENAT2_TRIES 4096
+
+int brig_openat2_retry(int dirfd, const char *path, int flags, mode_t mode,
+                       unsigned long long resolve)
 {
-	int fd;
+	int fd, tries = 0;
 
 	do
-		fd = brig_openat2(rootfd, path, (unsigned)flags | O_CLOEXEC, mode,
-		                  BRIG_RESOLVE_IN_ROOT_FLAGS);
-	while (fd < 0 && errno == EAGAIN);
+		fd = brig_openat2(dirfd, path, (unsigned)flags | O_CLOEXEC, mode, resolve);
+	while (fd < 0 && errno == EAGAIN && ++tries < OPENAT2_TRIES);
 	return fd;
+}
+
+int brig_open_in_root(int rootfd, const char *path, int flags, mode_t mode)
+{
+	return brig_openat2_retry(rootfd, path, flags, mode, BRIG_RESOLVE_IN_ROOT_FLAGS);
 }
 
 #define MKPATH_MAX_LINKS 40 /* the kernel's own limit before ELOOP */

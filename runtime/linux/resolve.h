@@ -18,6 +18,11 @@ struct brig_error;
 
 #define BRIG_RESOLVE_IN_ROOT_FLAGS (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
 
+/* openat2 with O_CLOEXEC added, tried again (a bounded number of times)
+ * while a rename races it (EAGAIN); -1 with errno. */
+int brig_openat2_retry(int dirfd, const char *path, int flags, mode_t mode,
+                       unsigned long long resolve);
+
 /* openat2(rootfd, path, flags, RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS), with
  * O_CLOEXEC added; -1 with errno. */
 int brig_open_in_root(int rootfd, const char *path, int flags, mode_t mode);
