@@ -287,8 +287,8 @@ static int terminal_setup(const struct brig_init_args *a, int rootfd, int procfd
 
 	if (!a->cfg->process->terminal)
 		return 0;
-	master =
-	    brig_terminal_setup(rootfd, procfd, a->cfg->process, !brig_dev_is_bind_mounted(a->cfg), err);
+	master = brig_terminal_setup(rootfd, procfd, a->cfg->process,
+	                             !brig_dev_is_bind_mounted(a->cfg), err);
 	if (master < 0)
 		return -1;
 	return brig_sync_send_fd(a->sync_fd, BRIG_SYNC_PTY_MASTER, master, err);
@@ -392,9 +392,8 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	    create_hooks(a, err) < 0 ||
 	    (lx && brig_paths_mask(rootfd, &mounted, devnull, lx->masked_paths, lx->n_masked_paths,
 	                           lx->mount_label, err) < 0) ||
-	    (lx &&
-	     brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,
-	                         err) < 0) ||
+	    (lx && brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,
+	                               err) < 0) ||
 	    enter_rootfs(a, rootfd, err) < 0 || terminal_setup(a, rootfd, procfd, err) < 0)
 		return -1;
 	/* sysctl goes through the private procfs, which no read-only bind of

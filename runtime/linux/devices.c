@@ -567,8 +567,8 @@ static int mask_file(int target, int devnull, const char *path, struct brig_erro
  * 0 and *fd = -1 when the path is missing or is a symlink (skipped). */
 /* @path beneath the mount brig made for it (linux/mounts.h): a /proc that a
  * rename turned into a symlink leaves the masks on the real procfs. */
-static int open_target(int rootfd, const struct brig_mounted *m, const char *path,
-                       const char *what, int *fd, struct stat *st, struct brig_error *err)
+static int open_target(int rootfd, const struct brig_mounted *m, const char *path, const char *what,
+                       int *fd, struct stat *st, struct brig_error *err)
 {
 	_cleanup_close_ int f = -1;
 
@@ -592,9 +592,8 @@ static int open_target(int rootfd, const struct brig_mounted *m, const char *pat
  * (after the unshare, before pivot_root): open_tree() refuses to clone a
  * mount of another namespace (EINVAL).
  */
-int brig_paths_mask(int rootfd, const struct brig_mounted *m, int devnull,
-                    const char *const *paths, size_t n, const char *mount_label,
-                    struct brig_error *err)
+int brig_paths_mask(int rootfd, const struct brig_mounted *m, int devnull, const char *const *paths,
+                    size_t n, const char *mount_label, struct brig_error *err)
 {
 	_cleanup_close_ int shared = -1;
 	size_t i;

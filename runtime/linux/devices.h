@@ -37,9 +37,8 @@ int brig_devices_setup(int rootfd, const struct brig_config *cfg, bool in_userns
  * (skipped).  A path under one of the mounts brig made (@m: /proc, /sys)
  * is found beneath that very mount (brig_mounted_open).
  */
-int brig_paths_mask(int rootfd, const struct brig_mounted *m, int devnull,
-                    const char *const *paths, size_t n, const char *mount_label,
-                    struct brig_error *err);
+int brig_paths_mask(int rootfd, const struct brig_mounted *m, int devnull, const char *const *paths,
+                    size_t n, const char *mount_label, struct brig_error *err);
 
 /* linux.readonlyPaths: each is bind-remounted read-only (recursively),
  * found as the masks are. */

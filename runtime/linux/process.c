@@ -850,8 +850,7 @@ char **brig_exec_env(const struct brig_process *p, const char *listen_fds)
 
 /* ------------------------------------------------------------ keyring */
 
-int brig_join_session_keyring(int procfd, const char *label, const char *id,
-                              struct brig_error *err)
+int brig_join_session_keyring(int procfd, const char *label, const char *id, struct brig_error *err)
 {
 	_cleanup_free_ char *name = NULL;
 

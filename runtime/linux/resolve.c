@@ -75,8 +75,8 @@ static bool guard_allows(const struct mnt_guard *g, int dirfd)
  * link's text resolved from the link's own directory @dir, then @rest.
  */
 static int follow_dangling(int rootfd, int parent, const char *name, const char *dir,
-                           const char *rest, enum brig_mkpath_kind kind,
-                           const struct mnt_guard *g, int links, struct brig_error *err)
+                           const char *rest, enum brig_mkpath_kind kind, const struct mnt_guard *g,
+                           int links, struct brig_error *err)
 {
 	_cleanup_free_ char *next = NULL;
 	char target[4096];
@@ -130,14 +130,15 @@ static int mkpath(int rootfd, const char *path, enum brig_mkpath_kind kind,
 		if (strcmp(p, "..") != 0 && strcmp(p, ".") != 0) {
 			int r;
 
-			if (!guard_allows(g, parent) && faccessat(parent, p, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
-				return brig_error_setp(err, EXDEV,
-				                       "create \"%s\" in the rootfs: a part of it is "
-				                       "on a mount it may not be created on",
-				                       path);
-			r = last && kind == BRIG_MKPATH_FILE
-			            ? mknodat(parent, p, S_IFREG | 0644, 0)
-			            : mkdirat(parent, p, 0755);
+			if (!guard_allows(g, parent) &&
+			    faccessat(parent, p, F_OK, AT_SYMLINK_NOFOLLOW) < 0)
+				return brig_error_setp(
+				    err, EXDEV,
+				    "create \"%s\" in the rootfs: a part of it is "
+				    "on a mount it may not be created on",
+				    path);
+			r = last && kind == BRIG_MKPATH_FILE ? mknodat(parent, p, S_IFREG | 0644, 0)
+			                                     : mkdirat(parent, p, 0755);
 
 			if (r < 0 && errno != EEXIST)
 				return brig_error_setp(err, errno, "create \"%s\" in the rootfs",

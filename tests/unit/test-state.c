@@ -51,10 +51,8 @@ static struct brig_state *make_state(const char *id, pid_t pid, uint64_t start)
 
 static void test_ids(void)
 {
-	static const char *const bad[] = {
-		"", ".", "..", "...", ".seccomp-cache", ".x", "a/b", "/", "a\nb", "tab\there",
-		"del\x7f"
-	};
+	static const char *const bad[] = { "",    ".", "..",   "...",       ".seccomp-cache", ".x",
+		                           "a/b", "/", "a\nb", "tab\there", "del\x7f" };
 	struct brig_error err = BRIG_ERROR_INIT;
 	char *longid = malloc(BRIG_ID_MAX + 2);
 
