@@ -37,6 +37,8 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/log.h"
+#include "util/proc.h"
 
 /* The namespaces the process joins itself, through the init's pidfd;
  * pid and time apply to children, so brig joins those for the clone. */
@@ -55,11 +57,12 @@ struct exec_job {
 	struct brig_seccomp_prog seccomp;
 	struct brig_cgroup cg;
 	int initfd, pidfd, console, master;
+	int jpidfd; /* the joiner's, until it is reaped */
 	int sock[2];
 	pid_t pid;
 	bool own_userns; /* the container has a user namespace of its own */
-	int ns_child;    /* CLONE_NEW* the child joins: the init's that differ */
-	int ns_parent;   /* the same for pid and time, joined by brig */
+	int ns_child;    /* CLONE_NEW* the joiner joins: the init's that differ */
+	int ns_parent;   /* the same for pid and time (for the process it forks) */
 	sigset_t saved_mask;
 };
 
@@ -81,6 +84,8 @@ static void job_release(struct exec_job *j)
 		close(j->initfd);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
+	if (j->jpidfd >= 0)
+		close(j->jpidfd);
 	if (j->console >= 0)
 		close(j->console);
 	if (j->master >= 0)
@@ -255,17 +260,6 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	bool nnp = p->no_new_privileges;
 	_cleanup_close_ int procfd = -1;
 
-	/* into the v1 cgroups, by itself and while it is still brig (see
-	 * cgroup_open_tasks), once brig has done the rest */
-	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
-	    brig_cgroup_enter_self(&j->cg, err) < 0)
-		return -1;
-	brig_cgroup_close_tasks(&j->cg);
-	/* every namespace of the init at once (the kernel takes the user one
-	 * first), its root and cwd with them */
-	if (j->ns_child && setns(j->initfd, j->ns_child) < 0)
-		return brig_error_setp(err, errno, "join the container's namespaces");
-	close(TAKE_FD(j->initfd));
 	if (p->terminal && setsid() < 0)
 		return brig_error_setp(err, errno, "setsid");
 	procfd = brig_procfs_open(err);
@@ -311,7 +305,18 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 	struct brig_error err = BRIG_ERROR_INIT;
 	const struct brig_process *p = &j->proc;
 	char *path = NULL, **env;
+	int self;
 
+	/* first, brig learns who runs: its own pidfd (the joiner made it) */
+	self = pidfd_open(getpid(), 0);
+	if (self < 0) {
+		brig_error_setp(&err, errno, "pidfd_open");
+		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
+		_exit(1);
+	}
+	if (brig_sync_send_fd(j->sock[1], BRIG_SYNC_PIDFD, self, &err) < 0)
+		_exit(1);
+	close(self);
 	if (child_setup(j, o, &path, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
@@ -328,7 +333,7 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 		_exit(1);
 	close(j->sock[1]);
 	if (brig_apply_cpu_affinity(j->plan.cpus_final, &err) < 0 ||
-	    brig_fds_prepare(o->preserve_fds, &err) < 0)
+	    brig_fds_prepare(o->preserve_fds, NULL, 0, &err) < 0)
 		goto late_fail;
 	brig_reset_signals();
 	sigprocmask(SIG_SETMASK, &j->saved_mask, NULL);
@@ -340,6 +345,51 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 late_fail:
 	dprintf(STDERR_FILENO, "brig: %s\n", err.msg);
 	_exit(err.errnum == ENOENT ? 127 : 126);
+}
+
+/*
+ * The joiner, brig's child: born in the container's v2 cgroup but outside
+ * its pid namespace, so out of the container's sight.  It enters the v1
+ * cgroups, then every namespace of the init at once (the kernel takes the
+ * user one first; pid and time for its children), which gives it the
+ * container's root and cwd; it sheds every fd of brig's but the socket and
+ * forks the process (brig's child too, CLONE_PARENT), and is done.  So the
+ * process is first seen in the container already inside it: a process of
+ * the container allowed to ptrace (CAP_SYS_PTRACE) finds no host root, cwd
+ * or fd through /proc/<pid> (runc's nsexec stages do the same).
+ */
+__attribute__((noreturn)) static void joiner_main(struct exec_job *j,
+                                                  const struct brig_exec_opts *o)
+{
+	struct clone_args ca = { .flags = CLONE_PARENT };
+	struct brig_error err = BRIG_ERROR_INIT;
+	pid_t pid;
+
+	/* into the v1 cgroups, by itself and while it is still brig (see
+	 * cgroup_open_tasks), once brig has done the rest */
+	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", &err) < 0 ||
+	    brig_cgroup_enter_self(&j->cg, &err) < 0)
+		goto fail;
+	brig_cgroup_close_tasks(&j->cg);
+	if ((j->ns_child | j->ns_parent) && setns(j->initfd, j->ns_child | j->ns_parent) < 0) {
+		brig_error_setp(&err, errno, "join the container's namespaces");
+		goto fail;
+	}
+	close(TAKE_FD(j->initfd));
+	brig_log_silence();
+	if (brig_fds_shed(o->preserve_fds, j->sock[1], &err) < 0)
+		goto fail;
+	pid = brig_clone3(&ca);
+	if (pid < 0) {
+		brig_error_setp(&err, errno, "clone3");
+		goto fail;
+	}
+	if (pid == 0)
+		child_main(j, o);
+	_exit(0);
+fail:
+	brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
+	_exit(1);
 }
 
 /* ------------------------------------------------------------ the parent */
@@ -439,29 +489,19 @@ static int cgroup_open_tasks(struct exec_job *j, const struct brig_exec_opts *o,
 	return brig_cgroup_open_tasks(&j->cg, o->cgroup, err);
 }
 
-/* Join (for the clone) the pid and time namespaces of the init; @saved
- * keeps brig's own, put back by brig_ns_leave_parent(). */
-static int enter_ns(struct exec_job *j, int saved[2], struct brig_error *err)
+/*
+ * Unprivileged (rootless), the pid namespace is not ours to join from
+ * outside its user namespace: brig joins that, and pid and time, for good
+ * (it only waits and relays from here on).
+ */
+static int join_rootless(struct exec_job *j, struct brig_error *err)
 {
-	int initfd = j->initfd;
-
-	/* unprivileged (rootless), the pid namespace is not ours to join from
-	 * outside its user namespace: brig joins that too, for good (it only
-	 * waits and relays from here on) */
-	if (j->own_userns && geteuid() != 0) {
-		if (setns(initfd, CLONE_NEWUSER | j->ns_parent) < 0)
-			return brig_error_setp(err, errno, "join the container's namespaces");
-		j->ns_child &= ~CLONE_NEWUSER;
+	if (!j->own_userns || geteuid() == 0)
 		return 0;
-	}
-	if (!j->ns_parent)
-		return 0;
-	saved[0] = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-	saved[1] = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
-	if (saved[0] < 0)
-		return brig_error_setp(err, errno, "open \"/proc/self/ns/pid_for_children\"");
-	if (setns(initfd, j->ns_parent) < 0)
-		return brig_error_setp(err, errno, "join the container's pid namespace");
+	if (setns(j->initfd, CLONE_NEWUSER | j->ns_parent) < 0)
+		return brig_error_setp(err, errno, "join the container's namespaces");
+	j->ns_child &= ~CLONE_NEWUSER;
+	j->ns_parent = 0;
 	return 0;
 }
 
@@ -469,10 +509,10 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 {
 	struct clone_args ca = {
 		.flags = CLONE_PIDFD,
-		.pidfd = (uint64_t)(uintptr_t)&j->pidfd,
+		.pidfd = (uint64_t)(uintptr_t)&j->jpidfd,
 		.exit_signal = SIGCHLD,
 	};
-	int saved[2] = { -1, -1 };
+	pid_t joiner;
 	int dumpable;
 
 	if (j->cg.v2fd >= 0) {
@@ -486,35 +526,60 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
-	if (enter_ns(j, saved, err) < 0) {
-		brig_ns_leave_parent(saved);
+	if (join_rootless(j, err) < 0)
 		return -1;
-	}
-	j->pid = brig_clone3(&ca);
-	if (j->pid != 0) {
-		brig_ns_leave_parent(saved);
-		/* brig itself is out of the container's sight (and its binary
-		 * read-only): as it was, so that a rootless brig stays
-		 * traceable by its own user (LeakSanitizer, a debugger) */
-		if (dumpable > 0)
-			prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-	}
-	if (j->pid < 0)
+	joiner = brig_clone3(&ca);
+	/* brig itself is out of the container's sight (and its binary
+	 * read-only): as it was, so that a rootless brig stays traceable by
+	 * its own user (LeakSanitizer, a debugger) */
+	if (joiner != 0 && dumpable > 0)
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (joiner < 0)
 		return brig_error_setp(err, errno, "clone3");
-	if (j->pid == 0) {
-		for (int i = 0; i < 2; i++)
-			if (saved[i] >= 0)
-				close(saved[i]);
+	if (joiner == 0) {
 		close(j->sock[0]);
 		close(j->st.rootfd);
 		if (j->console >= 0)
 			close(j->console);
 		if (j->cg.v2fd >= 0)
 			close(TAKE_FD(j->cg.v2fd));
-		child_main(j, o);
+		joiner_main(j, o);
 	}
+	j->pid = joiner; /* until the process itself is known */
 	close(TAKE_FD(j->sock[1]));
 	return 0;
+}
+
+/* The process the joiner forked: its pidfd and pid; the joiner reaped. */
+static int receive_process(struct exec_job *j, struct brig_error *err)
+{
+	siginfo_t si;
+
+	j->pidfd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_PIDFD, "exec process", err);
+	if (j->pidfd < 0)
+		return -1;
+	j->pid = brig_pidfd_pid(j->pidfd);
+	while (waitid(P_PIDFD, (id_t)j->jpidfd, &si, WEXITED) < 0 && errno == EINTR)
+		;
+	close(TAKE_FD(j->jpidfd));
+	if (j->pid <= 0)
+		return brig_error_setp(err, errno, "the exec process's pid");
+	return 0;
+}
+
+/* A failed exec: the process, if it is known, and the joiner, if it is
+ * still there, killed and reaped. */
+static void abort_spawn(struct exec_job *j)
+{
+	for (int *fd = &j->pidfd; fd; fd = fd == &j->pidfd ? &j->jpidfd : NULL) {
+		siginfo_t si;
+
+		if (*fd < 0)
+			continue;
+		pidfd_send_signal(*fd, SIGKILL, NULL, 0);
+		while (waitid(P_PIDFD, (id_t)*fd, &si, WEXITED) < 0 && errno == EINTR)
+			;
+	}
 }
 
 /* The pty master: to --console-socket, or kept for the relay. */
@@ -557,6 +622,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		              .arena = BRIG_ARENA_INIT,
 		              .initfd = -1,
 		              .pidfd = -1,
+		              .jpidfd = -1,
 		              .console = -1,
 		              .master = -1,
 		              .sock = { -1, -1 } };
@@ -604,14 +670,16 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	}
 	if (spawn(&j, o, err) < 0)
 		goto out;
+	/* the joiner, where it does not enter itself; the process it forks
+	 * is born where it is */
 	entered = brig_cgroup_enter(&j.cg, o->cgroup, j.pid, err);
-	brig_cgroup_close_tasks(&j.cg); /* the child's now */
+	brig_cgroup_close_tasks(&j.cg); /* the joiner's now */
 	if (entered < 0 || brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
-	    receive_master(&j, err) < 0 || seccomp_listener(&j, err) < 0 ||
+	    receive_process(&j, err) < 0 || receive_master(&j, err) < 0 ||
+	    seccomp_listener(&j, err) < 0 ||
 	    brig_sync_expect(j.sock[0], BRIG_SYNC_READY, "exec process", err) < 0 ||
 	    (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0)) {
-		pidfd_send_signal(j.pidfd, SIGKILL, NULL, 0);
-		waitpid(j.pid, NULL, 0);
+		abort_spawn(&j);
 		goto out;
 	}
 	if (o->detach) {

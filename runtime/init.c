@@ -472,11 +472,11 @@ void brig_init_main(const struct brig_init_args *a)
 	                    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
 		goto late_fail;
 	/* the caller's fds (stdio, $LISTEN_FDS, --preserve-fds) are kept and
-	 * every other one is made close-on-exec: the sync socket and the exec
-	 * fifo still report a failing startContainer hook, and execve closes
-	 * them with the rest of brig's own */
+	 * every other one is closed but the sync socket and the exec fifo,
+	 * which report a failing startContainer hook until execve closes them */
 	if (brig_apply_cpu_affinity(a->plan->cpus_final, &err) < 0 ||
-	    brig_fds_prepare(a->preserve_fds, &err) < 0)
+	    brig_fds_prepare(a->preserve_fds, (const int[]){ a->sync_fd, a->fifo_fd },
+	                     a->fifo_fd >= 0 ? 2 : 1, &err) < 0)
 		goto late_fail;
 	/* the container starts with every signal at its default action, as
 	 * under runc, whatever brig's caller ignored */

@@ -39,6 +39,8 @@ const char *brig_sync_step_name(enum brig_sync_step step)
 		return "PTY_MASTER";
 	case BRIG_SYNC_MOUNT_FD:
 		return "MOUNT_FD";
+	case BRIG_SYNC_PIDFD:
+		return "PIDFD";
 	case BRIG_SYNC_ERROR:
 		return "ERROR";
 	}

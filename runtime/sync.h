@@ -77,6 +77,7 @@ enum brig_sync_step {
 	BRIG_SYNC_CREATE_RUNTIME_HOOKS_DONE, /* text: the init's pid */
 	BRIG_SYNC_PTY_MASTER,                /* carries the master of the container's pty */
 	BRIG_SYNC_MOUNT_FD,                  /* carries an idmapped mount (linux/idmap.h) */
+	BRIG_SYNC_PIDFD,                     /* exec: carries the exec'd process's pidfd */
 };
 
 /* "MAPS_DONE", "READY", ... */

@@ -961,12 +961,37 @@ int brig_fds_check(unsigned int preserve, struct brig_error *err)
 	return 0;
 }
 
-int brig_fds_prepare(unsigned int preserve, struct brig_error *err)
+int brig_fds_shed(unsigned int preserve, int sock, struct brig_error *err)
 {
 	unsigned long keep = 3UL + listen_count() + preserve;
 
+	/* brig's own fds are past the caller's (brig_fds_check) */
+	if (sock < (long)keep)
+		return brig_error_set(err, "fd %d is among the caller's", sock);
+	if ((unsigned long)sock > keep &&
+	    close_range((unsigned int)keep, (unsigned)sock - 1, 0) < 0)
+		return brig_error_setp(err, errno, "close_range \"%lu\"", keep);
+	if (close_range((unsigned)sock + 1, ~0U, 0) < 0)
+		return brig_error_setp(err, errno, "close_range \"%d\"", sock + 1);
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,
+                     struct brig_error *err)
+{
+	unsigned long keep = 3UL + listen_count() + preserve;
+	unsigned int from;
+	int sorted[4];
+
 	if (keep > INT_MAX)
 		return brig_error_set(err, "too many fds to preserve: %lu", keep - 3);
+	if (n_spare > ARRAY_SIZE(sorted))
+		return brig_error_set(err, "too many fds to spare: %zu", n_spare);
 	for (int fd = 3; fd < (int)keep; fd++) {
 		int flags = fcntl(fd, F_GETFD);
 
@@ -975,8 +1000,24 @@ int brig_fds_prepare(unsigned int preserve, struct brig_error *err)
 		if ((flags & FD_CLOEXEC) && fcntl(fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
 			return brig_error_setp(err, errno, "clear close-on-exec of fd %d", fd);
 	}
-	if (close_range((unsigned int)keep, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
-		return brig_error_setp(err, errno, "close_range \"%lu\"", keep);
+	/* everything else is closed now, not at execve: an args[0] or cwd
+	 * through /proc/self/fd/N must find nothing (CVE-2024-21626) */
+	if (n_spare)
+		memcpy(sorted, spare, n_spare * sizeof(*spare));
+	qsort(sorted, n_spare, sizeof(*sorted), cmp_int);
+	from = (unsigned int)keep;
+	for (size_t i = 0; i < n_spare; i++) {
+		unsigned int fd = (unsigned int)sorted[i];
+
+		if (sorted[i] < (int)keep || fcntl(sorted[i], F_SETFD, FD_CLOEXEC) < 0)
+			return brig_error_set(err, "fd %d cannot be spared", sorted[i]);
+		if (fd > from && close_range(from, fd - 1, 0) < 0)
+			return brig_error_setp(err, errno, "close_range \"%u\"", from);
+		if (fd >= from)
+			from = fd + 1;
+	}
+	if (close_range(from, ~0U, 0) < 0)
+		return brig_error_setp(err, errno, "close_range \"%u\"", from);
 	return 0;
 }
 

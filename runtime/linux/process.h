@@ -131,16 +131,20 @@ int brig_fds_caller_end(void);
  */
 int brig_fds_check(unsigned int preserve, struct brig_error *err);
 
+/* Close every fd but 0-2, the caller's kept ones (as brig_fds_prepare()
+ * keeps them) and @sock, which must be one of brig's own. */
+int brig_fds_shed(unsigned int preserve, int sock, struct brig_error *err);
+
 /*
  * Before execve: keep 0-2, the caller's socket-activation fds ($LISTEN_FDS,
  * from 3 on) and the @preserve fds after them, clearing close-on-exec on
- * those; every other fd is made close-on-exec (close_range), whatever its
- * flags, so that execve closes all of brig's own while brig may still use
- * them until then (the init reports a failing startContainer hook on its
- * sync socket or exec fifo).  brig_fds_check() made sure that the kept
- * ones are the caller's.
+ * those (brig_fds_check() made sure that they are the caller's); close
+ * every other fd (close_range), whatever its flags, but the @n_spare (at
+ * most 4) of @spare: brig's own, which stay until execve closes them (the
+ * init's sync socket and exec fifo report a failing startContainer hook).
  */
-int brig_fds_prepare(unsigned int preserve, struct brig_error *err);
+int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,
+                     struct brig_error *err);
 
 /* Every signal back to its default action (the raw system call: glibc
  * refuses the two it keeps for itself, which a caller may have ignored). */

@@ -19,7 +19,8 @@ static struct {
 	int fd; /* -1: stderr, no file */
 	enum brig_log_format format;
 	bool debug;
-} log_state = { -1, BRIG_LOG_TEXT, false };
+	bool silent; /* brig_log_silence(): nothing more is written */
+} log_state = { .fd = -1, .format = BRIG_LOG_TEXT };
 
 static const char *const level_names[] = {
 	[BRIG_LOG_ERROR] = "error",
@@ -56,6 +57,12 @@ void brig_log_close(void)
 	if (log_state.fd >= 0)
 		close(log_state.fd);
 	log_state.fd = -1;
+}
+
+void brig_log_silence(void)
+{
+	brig_log_close();
+	log_state.silent = true;
 }
 
 bool brig_log_debug_enabled(void)
@@ -125,7 +132,7 @@ void brig_log(enum brig_log_level level, const char *fmt, ...)
 	char *msg = NULL;
 	va_list ap;
 
-	if (level == BRIG_LOG_DEBUG && !log_state.debug)
+	if (log_state.silent || (level == BRIG_LOG_DEBUG && !log_state.debug))
 		return;
 	va_start(ap, fmt);
 	if (vasprintf(&msg, fmt, ap) < 0)

@@ -52,3 +52,31 @@ int brig_proc_stat(pid_t pid, char *state, uint64_t *start_time)
 	errno = EINVAL;
 	return -1;
 }
+
+pid_t brig_pidfd_pid(int pidfd)
+{
+	char path[64], buf[4096], *line;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	long pid;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	line = strstr(buf, "\nPid:");
+	if (!line) {
+		errno = EINVAL;
+		return -1;
+	}
+	pid = strtol(line + 5, NULL, 10);
+	if (pid <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return (pid_t)pid;
+}

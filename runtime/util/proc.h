@@ -13,4 +13,8 @@
  */
 int brig_proc_stat(pid_t pid, char *state, uint64_t *start_time);
 
+/* The pid (in brig's pid namespace) of the process behind @pidfd, from
+ * /proc/self/fdinfo; -1 with errno (ESRCH: it has been reaped). */
+pid_t brig_pidfd_pid(int pidfd);
+
 #endif

@@ -527,14 +527,40 @@ static int child_fds(void *arg)
 	fcntl(5, F_SETFD, 0); /* not close-on-exec: closed all the same */
 	setenv("LISTEN_FDS", "1", 1);
 	setenv("LISTEN_PID", "12345", 1);
-	if (brig_fds_prepare(1, &err) < 0)
+	if (brig_fds_prepare(1, NULL, 0, &err) < 0)
 		return 92;
 	fail |= (fcntl(3, F_GETFD) != 0) << 0;
 	fail |= (fcntl(4, F_GETFD) != 0) << 1;
-	/* still usable until execve, which closes them */
-	fail |= (fcntl(5, F_GETFD) != FD_CLOEXEC) << 2;
-	fail |= (fcntl(9, F_GETFD) != FD_CLOEXEC) << 3;
+	fail |= (fcntl(5, F_GETFD) != -1) << 2;
+	fail |= (fcntl(9, F_GETFD) != -1) << 3;
 	fail |= (fcntl(0, F_GETFD) < 0) << 4;
+	return fail;
+}
+
+/* 3 kept; 5, 6, 8 and 9 brig's, 6 and 9 spared (close-on-exec) */
+static int child_fds_spare(void *arg)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	int fail = 0;
+
+	(void)arg;
+	for (int fd = 3; fd < 64; fd++)
+		close(fd);
+	unsetenv("LISTEN_FDS");
+	if (open("/dev/null", O_RDONLY | O_CLOEXEC) != 3)
+		return 90;
+	for (int fd = 5; fd <= 9; fd++)
+		if (fd != 7 && dup3(3, fd, 0) != fd)
+			return 91;
+	if (brig_fds_prepare(1, (const int[]){ 9, 6 }, 2, &err) < 0)
+		return 92;
+	fail |= (fcntl(3, F_GETFD) != 0) << 0;
+	fail |= (fcntl(5, F_GETFD) != -1) << 1;
+	fail |= (fcntl(6, F_GETFD) != FD_CLOEXEC) << 2;
+	fail |= (fcntl(8, F_GETFD) != -1) << 3;
+	fail |= (fcntl(9, F_GETFD) != FD_CLOEXEC) << 4;
+	fail |= (brig_fds_prepare(1, (const int[]){ 3 }, 1, &err) != -1) << 5;
+	brig_error_release(&err);
 	return fail;
 }
 
@@ -585,18 +611,19 @@ static int child_fds_none(void *arg)
 	if (open("/dev/null", O_RDONLY) < 3)
 		return 90;
 	unsetenv("LISTEN_FDS");
-	if (brig_fds_prepare(0, &err) < 0)
+	if (brig_fds_prepare(0, NULL, 0, &err) < 0)
 		return 92;
-	return fcntl(3, F_GETFD) != FD_CLOEXEC;
+	return fcntl(3, F_GETFD) != -1;
 }
 
 static void test_fds(void)
 {
 	is_int(in_child(child_fds, NULL), 0,
 	       "fds_prepare keeps LISTEN_FDS and preserved fds, without close-on-exec, "
-	       "and makes the rest close-on-exec");
-	is_int(in_child(child_fds_none, NULL), 0,
-	       "with nothing to keep, 3 and up are close-on-exec");
+	       "closes the rest");
+	is_int(in_child(child_fds_none, NULL), 0, "with nothing to keep, 3 and up are closed");
+	is_int(in_child(child_fds_spare, NULL), 0,
+	       "spared fds stay, close-on-exec; a caller's fd is not brig's to spare");
 	is_int(in_child(child_fds_check, NULL), 0,
 	       "fds_check refuses a kept fd past the caller's first hole, in runc's words");
 
