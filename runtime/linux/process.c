@@ -986,7 +986,7 @@ int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,
 {
 	unsigned long keep = 3UL + listen_count() + preserve;
 	unsigned int from;
-	int sorted[4];
+	int sorted[4] = { 0 };
 
 	if (keep > INT_MAX)
 		return brig_error_set(err, "too many fds to preserve: %lu", keep - 3);
