@@ -905,8 +905,15 @@ static int caller_fds_end = -1;
 void brig_fds_note_caller(void)
 {
 	const char *before = getenv(BRIG_CALLER_FDS_ENV);
-	int fd = 3;
+	int fd;
 
+	/* a closed 0, 1 or 2 becomes /dev/null (each open takes the lowest
+	 * free number), so that none of brig's own fds lands there and is
+	 * handed to the container as its stdio */
+	for (fd = 0; fd < 3; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && open("/dev/null", O_RDWR | O_NOCTTY) != fd)
+			break;
+	fd = 3;
 	while (fcntl(fd, F_GETFD) >= 0)
 		fd++;
 	caller_fds_end = fd;

@@ -113,7 +113,9 @@ const char *brig_listen_env(char *buf, size_t size);
 /*
  * First thing in main(), before brig opens anything: note which fds the
  * caller passed (those from 3 up to the first one that is not open).
- * Any fd above that hole may later be one of brig's own.
+ * Any fd above that hole may later be one of brig's own.  A closed stdio
+ * fd is opened on /dev/null first, so that no fd of brig's becomes the
+ * container's stdio.
  */
 void brig_fds_note_caller(void);
 

@@ -394,6 +394,40 @@ t_run_listen_not_ours() {
 
 brig_file_bundle
 
+# A caller with its stdin closed (and --log): brig's first fd takes the
+# lowest free number, 0.  At 18285a8 they were all close-on-exec, so the
+# container found 0 closed, but until execve the init and the exec child
+# held one of brig's fds as their stdin (and a hook, its stdin), and one
+# opened without close-on-exec would have stayed.  brig now opens
+# /dev/null on a closed 0, 1 or 2 before anything else: the container's
+# stdin is /dev/null, for run, create and exec.  (runc gives a closed
+# stdio /dev/null too, as Go's os/exec does for a nil reader.)
+# shellcheck disable=SC2016
+CLOSE0='exec 0<&-; exec "$@"'
+t_closed_stdio() {
+	local cmd
+	setup
+	brig_bundle_edit "$T/b" '.process.args = ["sh", "-c", "echo \"stdin: $(readlink /proc/self/fd/0)\"; "+$p]' \
+		--arg p "$PROBE" || exit 1
+	for cmd in run create; do
+		if [ "$cmd" = run ]; then
+			fdrun -- bash -c "$CLOSE0" _ "$BRIG" --root "$T/root" --log "$T/log" run --bundle "$T/b" c
+		else
+			fdrun -o "$T/c" -- bash -c "$CLOSE0" _ "$BRIG" --root "$T/root" --log "$T/log" create --bundle "$T/b" c
+			finish_created
+		fi
+		assert_rc 0
+		assert_contains "$out" "stdin: /dev/null" "the container's stdin ($cmd)"
+		passed "$cmd with stdin closed"
+		assert_empty_dir "$T/root"
+	done
+	exec_setup
+	fdrun -- bash -c "$CLOSE0" _ "$BRIG" --root "$T/root" --log "$T/log" exec c sh -c "echo \"stdin: \$(readlink /proc/self/fd/0)\"; $PROBE"
+	assert_rc 0
+	assert_contains "$out" "stdin: /dev/null" "the exec'd process's stdin"
+	passed "exec with stdin closed"
+}
+
 tap_test "fd leaks: run --preserve-fds with a hole is refused, brig's own fds never reach the container" t_run_holes
 tap_test "fd leaks: create --preserve-fds with a hole is refused, nothing left to start" t_create_holes
 tap_test "fd leaks: \$LISTEN_FDS meant for brig with a hole is refused" t_listen_holes
@@ -401,4 +435,5 @@ tap_test "fd leaks: exec --preserve-fds with a hole (and --log) is refused" t_ex
 tap_test "fd leaks: exactly the fds the caller passes reach the container, each the caller's" t_all_passed
 tap_test "fd leaks: exec passes no \$LISTEN_FDS fd meant for another pid" t_exec_listen_not_ours
 tap_test "fd leaks: run passes no \$LISTEN_FDS fd meant for another pid" t_run_listen_not_ours
+tap_test "fd leaks: a closed stdin becomes /dev/null, never one of brig's fds" t_closed_stdio
 tap_done
