@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -331,6 +333,165 @@ static int build(const struct brig_seccomp *sc, scmp_filter_ctx ctx, uint32_t de
 	return 0;
 }
 
+/* ------------------------------------------------------------ ENOSYS stub */
+
+/*
+ * A profile written before clone3, openat2, faccessat2 or close_range
+ * existed denies them with its default action, EPERM, where glibc, Go and
+ * busybox fall back to the older calls only on ENOSYS.  runc's rule (its
+ * "patchbpf" stub): for each architecture of the filter (the native one
+ * always), a system call numbered above the highest one the profile names
+ * gets ENOSYS, as from a kernel that does not have it; below that, the
+ * profile decides as it is.  Not when the default action lets calls
+ * through (allow, log, trace).  The stub goes before libseccomp's program,
+ * which starts over from the architecture.
+ */
+
+#define X32_BIT 0x40000000u
+
+struct stub_arch {
+	uint32_t audit;  /* AUDIT_ARCH_* (x32 is x86_64's, with X32_BIT) */
+	uint32_t native; /* the highest number named, 0: none */
+	uint32_t x32;    /* x86_64 only: the same for x32 (X32_BIT included) */
+	bool s390;       /* unknown calls come as number 0 (the multiplexer) */
+};
+
+struct stub {
+	struct sock_filter *ins;
+	size_t n, cap;
+};
+
+static size_t emit(struct stub *s, uint16_t code, uint32_t k)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 32;
+		s->ins = brig_xrealloc(s->ins, s->cap * sizeof(*s->ins));
+	}
+	s->ins[s->n] = (struct sock_filter){ .code = code, .k = k };
+	return s->n++;
+}
+
+/* The highest number among the syscalls @sc names, on @arch. */
+static uint32_t highest_nr(const struct brig_seccomp *sc, uint32_t arch)
+{
+	uint32_t max = 0;
+
+	for (size_t i = 0; i < sc->n_syscalls; i++)
+		for (size_t k = 0; k < sc->syscalls[i].n_names; k++) {
+			int nr = seccomp_syscall_resolve_name_arch(arch, sc->syscalls[i].names[k]);
+
+			/* negative: unknown, or a pseudo number (not on this arch) */
+			if (nr >= 0 && (uint32_t)nr > max)
+				max = (uint32_t)nr;
+		}
+	return max;
+}
+
+/* The architectures of the stub: @sc's and the native one. */
+static size_t stub_arches(const struct brig_seccomp *sc, struct stub_arch *out, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i <= sc->n_architectures; i++) {
+		uint32_t tok = i < sc->n_architectures ? arch_token(sc->architectures[i])
+		                                       : seccomp_arch_native();
+		uint32_t audit = tok == SCMP_ARCH_X32 ? SCMP_ARCH_X86_64 : tok;
+		uint32_t max = tok ? highest_nr(sc, tok) : 0;
+		size_t k;
+
+		if (!tok)
+			continue;
+		for (k = 0; k < n && out[k].audit != audit; k++)
+			;
+		if (k == n) {
+			if (n == cap)
+				continue;
+			out[n++] = (struct stub_arch){ .audit = audit };
+		}
+		if (tok == SCMP_ARCH_X32)
+			out[k].x32 = max;
+		else
+			out[k].native = max;
+		out[k].s390 = tok == SCMP_ARCH_S390 || tok == SCMP_ARCH_S390X;
+	}
+	return n;
+}
+
+/* One architecture's section: with the number in A, ENOSYS above its
+ * highest, else on to the filter (each "ja" is fixed up by the caller). */
+static void stub_section(struct stub *s, const struct stub_arch *a, size_t *jas, size_t *n_jas)
+{
+	size_t arch, gts[3], n_gts = 0, ret;
+
+	arch = emit(s, BPF_JMP | BPF_JEQ | BPF_K, a->audit);
+	emit(s, BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, nr));
+	if (a->audit == SCMP_ARCH_X86_64) {
+		size_t jset = emit(s, BPF_JMP | BPF_JSET | BPF_K, X32_BIT);
+
+		if (a->native)
+			gts[n_gts++] = emit(s, BPF_JMP | BPF_JGT | BPF_K, a->native);
+		jas[(*n_jas)++] = emit(s, BPF_JMP | BPF_JA, 0);
+		s->ins[jset].jt = (uint8_t)(s->n - (jset + 1));
+		/* an x32 call, when x32 is not in the filter, is the filter's
+		 * to refuse (its bad-architecture action) */
+		if (a->x32)
+			gts[n_gts++] = emit(s, BPF_JMP | BPF_JGT | BPF_K, a->x32);
+	} else {
+		if (a->s390)
+			gts[n_gts++] = emit(s, BPF_JMP | BPF_JEQ | BPF_K, 0);
+		if (a->native)
+			gts[n_gts++] = emit(s, BPF_JMP | BPF_JGT | BPF_K, a->native);
+	}
+	jas[(*n_jas)++] = emit(s, BPF_JMP | BPF_JA, 0);
+	ret = emit(s, BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA));
+	for (size_t i = 0; i < n_gts; i++)
+		s->ins[gts[i]].jt = (uint8_t)(ret - (gts[i] + 1));
+	/* another architecture: the next section */
+	s->ins[arch].jf = (uint8_t)(s->n - (arch + 1));
+}
+
+/* Put the stub before @out's program, when the default action wants one. */
+static int enosys_stub(const struct brig_seccomp *sc, struct brig_seccomp_prog *out,
+                       struct brig_error *err)
+{
+	struct stub_arch arches[16];
+	size_t n_arches, jas[2 * ARRAY_SIZE(arches)], n_jas = 0;
+	struct stub s = { 0 };
+	void *all;
+
+	switch (sc->default_action) {
+	case BRIG_SCMP_ACT_ALLOW:
+	case BRIG_SCMP_ACT_LOG:
+	case BRIG_SCMP_ACT_TRACE:
+		return 0;
+	default:
+		break;
+	}
+	n_arches = stub_arches(sc, arches, ARRAY_SIZE(arches));
+	emit(&s, BPF_LD | BPF_W | BPF_ABS, (uint32_t)offsetof(struct seccomp_data, arch));
+	for (size_t i = 0; i < n_arches; i++)
+		if (arches[i].native || arches[i].x32)
+			stub_section(&s, &arches[i], jas, &n_jas);
+	/* every "ja" leads to the filter, right after the stub */
+	for (size_t i = 0; i < n_jas; i++)
+		s.ins[jas[i]].k = (uint32_t)(s.n - (jas[i] + 1));
+	if (s.n + out->len > BPF_MAXINSNS) {
+		free(s.ins);
+		return brig_error_set(err,
+		                      "seccomp: the filter has %zu instructions with its ENOSYS "
+		                      "stub, the kernel takes at most %d",
+		                      s.n + out->len, BPF_MAXINSNS);
+	}
+	all = brig_xmalloc((s.n + out->len) * sizeof(struct sock_filter));
+	memcpy(all, s.ins, s.n * sizeof(struct sock_filter));
+	memcpy((struct sock_filter *)all + s.n, out->insns, out->len * sizeof(struct sock_filter));
+	free(out->insns);
+	out->insns = all;
+	out->len = (unsigned short)(s.n + out->len);
+	free(s.ins);
+	return 0;
+}
+
 /* seccomp_export_bpf into a memfd (a pipe would block past its size) */
 static int export_bpf(scmp_filter_ctx ctx, struct brig_seccomp_prog *out, struct brig_error *err)
 {
@@ -403,7 +564,8 @@ int brig_seccomp_prepare(const struct brig_seccomp *sc, int rootfd, struct brig_
 		               brig_seccomp_action_name(sc->default_action));
 		goto done;
 	}
-	if (build(sc, ctx, def, err) < 0 || export_bpf(ctx, out, err) < 0)
+	if (build(sc, ctx, def, err) < 0 || export_bpf(ctx, out, err) < 0 ||
+	    enosys_stub(sc, out, err) < 0)
 		goto done;
 	brig_debug("seccomp: filter compiled (%u instructions)", out->len);
 	brig_seccomp_cache_put(rootfd, key.buf, key.len, out->insns, out->len);

@@ -16,6 +16,9 @@
  * of them test the same argument, in which case each arg is a rule of its
  * own (ORed).  The flags are seccomp(2)'s own: TSYNC, LOG, SPEC_ALLOW, and
  * WAIT_KILLABLE_RECV (which the kernel takes only with a notify listener).
+ * Unless the default action lets calls through, a call numbered above the
+ * highest one the profile names (per architecture) gets ENOSYS, as from an
+ * older kernel: runc's "patchbpf" stub, before libseccomp's program.
  */
 #ifndef BRIG_LINUX_SECCOMP_H
 #define BRIG_LINUX_SECCOMP_H

@@ -355,6 +355,47 @@ t_default_profile() {
 	assert_eq "$out" $'unshare 0\nmount 0'
 }
 
+# A profile written before Linux 5.3: the default profile without any call
+# numbered 435 (clone3) or above, as older Docker and containerd profiles
+# and the OCI tools' generated one are.
+OLD_PROFILE='.syscalls |= map(.names -= ["clone3", "close_range", "openat2", "pidfd_getfd",
+	"faccessat2", "process_madvise", "epoll_pwait2", "mount_setattr", "quotactl_fd",
+	"landlock_create_ruleset", "landlock_add_rule", "landlock_restrict_self", "memfd_secret",
+	"process_mrelease", "futex_waitv", "set_mempolicy_home_node", "cachestat", "fchmodat2",
+	"map_shadow_stack", "futex_wake", "futex_wait", "futex_requeue", "statmount", "listmount",
+	"lsm_get_self_attr", "lsm_set_self_attr", "lsm_list_modules", "mseal", "setxattrat",
+	"getxattrat", "listxattrat", "removexattrat"]) | .syscalls |= map(select(.names != []))'
+
+# Calls newer than the profile get ENOSYS, as from an older kernel, so
+# that glibc, Go and busybox fall back to the old ones (runc's "patchbpf"
+# rule): clone3, close_range, openat2, faccessat2 and a number no kernel
+# has; the profile's own answers stay (acct: EPERM; getpid: allowed).
+# runc runs the same bundle where it is installed: the same answers.
+t_enosys_newer_calls() {
+	local prog=$BRIG_BUILDDIR/tests/helpers/sysno runc want
+	[ -x "$prog" ] || skip "tests/helpers/sysno is not built"
+	bundle || return
+	cp "$prog" "$T/b/rootfs/bin/sysno" || fail "cp $prog" || return
+	want=$'435 ENOSYS\n436 ENOSYS\n437 ENOSYS\n439 ENOSYS\n1000 ENOSYS\n163 EPERM\n39 ok'
+	sc_args '["/bin/sysno", "435", "436", "437", "439", "1000", "163", "39"]' \
+		"$(profile "$OLD_PROFILE")"
+	assert_rc 0
+	assert_eq "$out" "$want" "what the calls return under brig"
+	# without a filter the kernel has them all but 1000
+	sc_args '["/bin/sysno", "435", "436", "437", "439", "1000"]' null
+	assert_eq "$(grep -c ENOSYS <<<"$out")" 1 "calls the kernel has not (no filter): $out"
+	# the allowing default profile is left as it is: the kernel answers
+	sc_args '["/bin/sysno", "435", "1000"]' "$(rule "$MKDIR" SCMP_ACT_ERRNO)"
+	assert_eq "$(grep -c ENOSYS <<<"$out")" 1 "ENOSYS under an allowing profile: $out"
+	runc=$(command -v runc) || return 0
+	# a relative cgroupsPath: nested under the caller's cgroups, as brig's
+	brig_bundle_edit "$T/b" '.process.args = ["/bin/sysno", "435", "436", "437", "439", "1000", "163", "39"]
+		| .linux.seccomp = $sc | .linux.cgroupsPath = $cg' \
+		--argjson sc "$(profile "$OLD_PROFILE")" --arg cg "runc-$RANDOM"
+	run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" "r$RANDOM"
+	assert_eq "$out" "$want" "what the calls return under runc ($runc)"
+}
+
 t_create_start() {
 	local nnp
 	bundle || return
@@ -552,6 +593,7 @@ tap_test "notify: continue, TSYNC, WAIT_KILLABLE_RECV, noNewPrivileges false" t_
 tap_test "notify: create hands the fd over" t_notify_create
 tap_test "notify: no listener, sendmsg, default action" t_notify_errors
 tap_test "notify: exec hands its own filter's fd to the listener" t_notify_exec
+tap_test "calls newer than the profile get ENOSYS, as under runc" t_enosys_newer_calls
 tap_test "compiled filters are cached under the state root" t_cache
 tap_test "features: linux.seccomp" t_features
 tap_done

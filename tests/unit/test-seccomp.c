@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -288,6 +289,73 @@ static void test_cache(void)
 
 #endif
 
+/* In a child, under @arg's filter: each call's errno, in a bitmask of
+ * failures (bit i: call i did not fail as expected). */
+static int enosys_calls(void *arg)
+{
+	const struct brig_seccomp_prog *p = arg;
+	struct brig_error err = BRIG_ERROR_INIT;
+	static const struct {
+		long nr;
+		int want; /* errno */
+	} calls[] = {
+		{ 1000, ENOSYS },            /* no such call, past every number named */
+		{ SYS_close_range, ENOSYS }, /* 436, past seccomp's 317, the highest named */
+		{ SYS_clone3, ENOSYS },      /* 435 */
+		{ SYS_acct, EPERM },         /* 163, below the highest named: the profile's */
+	};
+	int fail = 0;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || brig_seccomp_load(p, &err) != 0)
+		return 0x80;
+	if (syscall(SYS_getpid) <= 0)
+		fail |= 0x40; /* named and allowed */
+	for (size_t i = 0; i < ARRAY_SIZE(calls); i++) {
+		long r = syscall(calls[i].nr, -1L, 0L, 0L, 0L, 0L, 0L);
+
+		fail |= !(r == -1 && errno == calls[i].want) << i;
+	}
+	return fail;
+}
+
+/* Under an allowing filter, clone3 with a bad size is the kernel's EINVAL. */
+static int clone3_reaches_kernel(void *arg)
+{
+	const struct brig_seccomp_prog *p = arg;
+	struct brig_error err = BRIG_ERROR_INIT;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || brig_seccomp_load(p, &err) != 0)
+		return 2;
+	return !(syscall(SYS_clone3, NULL, 0L) == -1 && errno == EINVAL);
+}
+
+static void test_enosys(void)
+{
+	struct brig_seccomp_prog p, plain;
+	struct brig_error err = BRIG_ERROR_INIT;
+	const char *profile = "{\"defaultAction\": \"SCMP_ACT_ERRNO\", \"architectures\":"
+	                      " [\"SCMP_ARCH_X86_64\"], \"syscalls\": [{\"names\": [\"getpid\","
+	                      " \"exit\", \"exit_group\", \"prctl\", \"seccomp\"],"
+	                      " \"action\": \"SCMP_ACT_ALLOW\"}]}";
+
+#ifndef __x86_64__
+	ok(1, "# SKIP the calls are x86_64's");
+	return;
+#endif
+	ok(prepare(profile, -1, &p, &err) == 0, "a profile that denies by default compiles");
+	is_int(in_child(enosys_calls, &p), 0,
+	       "past its highest call ENOSYS, below it the profile's own EPERM");
+	ok(prepare("{\"defaultAction\": \"SCMP_ACT_ALLOW\", \"syscalls\": [{\"names\":"
+	           " [\"mkdir\"], \"action\": \"SCMP_ACT_ERRNO\"}]}",
+	           -1, &plain, &err) == 0,
+	   "an allowing profile compiles");
+	is_int(in_child(clone3_reaches_kernel, &plain), 0,
+	       "it gets no stub: a call past its highest one reaches the kernel");
+	brig_seccomp_prog_release(&p);
+	brig_seccomp_prog_release(&plain);
+	brig_error_release(&err);
+}
+
 int main(void)
 {
 	test_key();
@@ -295,6 +363,7 @@ int main(void)
 	test_refused();
 	test_flags();
 	test_cache();
+	test_enosys();
 #endif
 	return tap_done();
 }
