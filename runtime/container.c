@@ -990,7 +990,7 @@ int brig_signal_parse(const char *s)
 	s = upper;
 	if (isdigit((unsigned char)*s)) {
 		n = strtol(s, &end, 10);
-		return (*end || n <= 0 || n > SIGRTMAX) ? -1 : (int)n;
+		return (*end || n < 0 || n > SIGRTMAX) ? -1 : (int)n;
 	}
 	if (strncmp(s, "SIG", 3) == 0)
 		s += 3;

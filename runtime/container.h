@@ -63,7 +63,7 @@ void brig_forwarded_signals(sigset_t *set);
 int brig_wait_foreground(int pidfd, const sigset_t *fwd, int master, int *status,
                          struct brig_error *err);
 
-/* "KILL", "SIGKILL", "9", "RTMIN+3" -> the number; -1 if unknown. */
+/* "KILL", "SIGKILL", "9", "RTMIN+3", "0" -> the number; -1 if unknown. */
 int brig_signal_parse(const char *s);
 
 #endif

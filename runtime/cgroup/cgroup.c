@@ -1018,7 +1018,9 @@ int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error 
 {
 	const struct brig_cg_hier *h = signal_hier(cg);
 	_cleanup_free_ pid_t *pids = NULL;
-	bool freeze = sig != SIGKILL && !brig_cgroup_frozen(cg);
+	/* nothing to freeze for SIGKILL (nothing outruns it) or 0 (nothing
+	 * is sent) */
+	bool freeze = sig != SIGKILL && sig != 0 && !brig_cgroup_frozen(cg);
 	size_t n;
 	int r;
 

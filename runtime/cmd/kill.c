@@ -19,7 +19,8 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	const char *name = a->n_pos > 1 ? a->pos[1] : "TERM";
 	int sig = brig_signal_parse(name);
 
-	if (sig <= 0)
+	/* 0 is a signal too: is the container alive? (runc takes it) */
+	if (sig < 0)
 		return brig_error_usage(err, "unknown signal \"%s\"", name);
 	return brig_container_kill(ctx, a->pos[0], sig, a->vals[O_ALL].b, err);
 }

@@ -682,6 +682,44 @@ tap_test "kill SIGUSR2" t_kill_signal USR2 SIGUSR2
 tap_test "kill 1 (HUP)" t_kill_signal HUP 1
 tap_test "kill takes lowercase names as runc does (usr1)" t_kill_signal USR1 usr1
 tap_test "kill takes lowercase names as runc does (sighup)" t_kill_signal HUP sighup
+# kill ID 0 (and --all): is it alive?  Nothing is sent; a stopped
+# container is "container not running", as with runc.
+t_kill_zero() {
+	mkbundle . sh -c "$TRAPPER"
+	delete_at_end c1
+	br run --detach --bundle "$T/b" c1
+	assert_rc 0
+	wait_until 5 file_exists "$T/shared/ready" || fail "the container did not start"
+	br kill c1 0
+	assert_rc 0
+	assert_eq "$out$err" "" "output of kill c1 0"
+	br kill --all c1 0
+	assert_rc 0
+	sleep 0.2
+	assert_eq "$(state_field c1 status)" running "status after kill 0"
+	assert_no_file "$T/shared/sig"
+	br kill c1 KILL
+	wait_until 5 is_status c1 stopped || fail "c1 did not stop"
+	br kill c1 0
+	assert_rc 1
+	assert_err_line "brig: container not running"
+	br delete --force c1
+	assert_rc 0
+	# runc, side by side where it is installed, on the same bundle (a
+	# relative cgroupsPath: nested under the caller's, as brig's)
+	local runc
+	runc=$(command -v runc) || return 0
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+	"$runc" --root "$T/runc" run -d --bundle "$T/b" r1 </dev/null >/dev/null 2>&1 ||
+		fail "runc run -d r1"
+	defer "$runc" --root "$T/runc" delete --force r1
+	run_cmd "$runc" --root "$T/runc" kill r1 0
+	assert_rc 0
+	run_cmd "$runc" --root "$T/runc" kill --all r1 0
+	assert_rc 0
+}
+
+tap_test "kill 0 tells whether the container runs, as runc's" t_kill_zero
 tap_test "kill with an unknown signal name is a usage error" t_kill_unknown FOO
 tap_test "kill with an unknown SIG name is a usage error" t_kill_unknown SIGFOO
 tap_test "kill with an out-of-range signal number is a usage error" t_kill_unknown 999
