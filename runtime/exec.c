@@ -39,6 +39,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/proc.h"
+#include "util/strbuf.h"
 
 /* The namespaces the process joins itself, through the init's pidfd;
  * pid and time apply to children, so brig joins those for the clone. */
@@ -57,7 +58,8 @@ struct exec_job {
 	struct brig_seccomp_prog seccomp;
 	struct brig_cgroup cg;
 	int initfd, pidfd, console, master;
-	int jpidfd; /* the joiner's, until it is reaped */
+	int jpidfd;  /* the joiner's, until it is reaped */
+	char *subcg; /* --cgroup, cleaned: a path below the container's, or NULL */
 	int sock[2];
 	pid_t pid;
 	bool own_userns; /* the container has a user namespace of its own */
@@ -86,6 +88,7 @@ static void job_release(struct exec_job *j)
 		close(j->pidfd);
 	if (j->jpidfd >= 0)
 		close(j->jpidfd);
+	free(j->subcg);
 	if (j->console >= 0)
 		close(j->console);
 	if (j->master >= 0)
@@ -450,22 +453,61 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
 	return brig_cgroup_from_state(j->s, &j->cg, err);
 }
 
+/*
+ * --cgroup as runc reads it: a path below the container's cgroup, cleaned
+ * ("/a" and "a" are the same, "a/.." is the container's own, "" none); one
+ * that climbs out of it is refused in runc's words.  Only the v2 form:
+ * runc's "controller:path" for v1 is not taken.
+ */
+static int sub_cgroup(const char *arg, char **out, struct brig_error *err)
+{
+	struct brig_strbuf sb = BRIG_STRBUF_INIT;
+	const char *p = arg;
+
+	*out = NULL;
+	if (!arg)
+		return 0;
+	if (strchr(arg, ':'))
+		return brig_error_set(
+		    err, "--cgroup \"%s\": the controller:path form is not supported", arg);
+	while (*p) {
+		size_t len;
+
+		p += strspn(p, "/");
+		len = strcspn(p, "/");
+		if (len == 2 && !strncmp(p, "..", 2)) {
+			char *slash = sb.buf ? strrchr(sb.buf, '/') : NULL;
+
+			if (!sb.len) {
+				brig_strbuf_release(&sb);
+				return brig_error_set(err, "%s is not a sub cgroup path", arg);
+			}
+			sb.len = slash ? (size_t)(slash - sb.buf) : 0;
+			sb.buf[sb.len] = '\0';
+		} else if (len && !(len == 1 && p[0] == '.')) {
+			brig_strbuf_addf(&sb, "%s%.*s", sb.len ? "/" : "", (int)len, p);
+		}
+		p += len;
+	}
+	if (sb.len)
+		*out = brig_xstrdup(sb.buf);
+	brig_strbuf_release(&sb);
+	return 0;
+}
+
 /* The cgroup the process is born in: the container's v2 one, or with
- * --cgroup a sub-cgroup of it ("path", or "controller:path" on v1 where
- * only the v2 form is taken here). */
+ * --cgroup a sub-cgroup of it. */
 static int cgroup_fd(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
 {
-	/* a path below the container's cgroup, on every layout */
-	if (o->cgroup && (strstr(o->cgroup, "..") || o->cgroup[0] == '/' || !o->cgroup[0] ||
-	                  strchr(o->cgroup, ':')))
-		return brig_error_usage(err, "invalid value \"%s\" for flag --cgroup", o->cgroup);
+	if (sub_cgroup(o->cgroup, &j->subcg, err) < 0)
+		return -1;
 	for (size_t i = 0; i < j->cg.n; i++) {
 		_cleanup_free_ char *dir = NULL;
 
 		if (!j->cg.h[i].v2)
 			continue;
-		dir = o->cgroup ? brig_xasprintf("%s/%s", j->cg.h[i].dir, o->cgroup)
-		                : brig_xstrdup(j->cg.h[i].dir);
+		dir = j->subcg ? brig_xasprintf("%s/%s", j->cg.h[i].dir, j->subcg)
+		               : brig_xstrdup(j->cg.h[i].dir);
 		j->cg.v2fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (j->cg.v2fd < 0)
 			return brig_error_setp(err, errno, "open cgroup \"%s\"", dir);
@@ -481,12 +523,11 @@ static int cgroup_fd(struct exec_job *j, const struct brig_exec_opts *o, struct 
  * brig has joined the container's user namespace (rootless): the child's
  * credentials are not brig's there.
  */
-static int cgroup_open_tasks(struct exec_job *j, const struct brig_exec_opts *o,
-                             struct brig_error *err)
+static int cgroup_open_tasks(struct exec_job *j, struct brig_error *err)
 {
 	if (j->ns_parent & CLONE_NEWUSER)
 		return 0;
-	return brig_cgroup_open_tasks(&j->cg, o->cgroup, err);
+	return brig_cgroup_open_tasks(&j->cg, j->subcg, err);
 }
 
 /*
@@ -651,7 +692,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	if (o->console_socket && *o->console_socket &&
 	    (j.console = brig_console_connect(o->console_socket, err)) < 0)
 		goto out;
-	if (cgroup_fd(&j, o, err) < 0 || cgroup_open_tasks(&j, o, err) < 0)
+	if (cgroup_fd(&j, o, err) < 0 || cgroup_open_tasks(&j, err) < 0)
 		goto out;
 	/* unlocked before the clone: in a paused container (--ignore-paused)
 	 * the child is frozen at birth with a copy of every fd, and resume
@@ -672,7 +713,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		goto out;
 	/* the joiner, where it does not enter itself; the process it forks
 	 * is born where it is */
-	entered = brig_cgroup_enter(&j.cg, o->cgroup, j.pid, err);
+	entered = brig_cgroup_enter(&j.cg, j.subcg, j.pid, err);
 	brig_cgroup_close_tasks(&j.cg); /* the joiner's now */
 	if (entered < 0 || brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
 	    receive_process(&j, err) < 0 || receive_master(&j, err) < 0 ||

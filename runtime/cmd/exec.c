@@ -2,6 +2,8 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
+#include <string.h>
+
 #include "exec.h"
 #include "util/error.h"
 
@@ -96,13 +98,30 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	if (v[O_PRESERVE_FDS].set &&
 	    brig_cmd_parse_preserve_fds(v[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
 		return -1;
+	/* an integer flag: a bad value is a usage error, as runc's flag
+	 * parser says it (the ids themselves are checked with the process) */
+	for (size_t i = 0; i < o.n_additional_gids; i++) {
+		const char *g = o.additional_gids[i];
+
+		if (!*g || strspn(g, "0123456789") != strlen(g) || strlen(g) > 10)
+			return brig_error_usage(
+			    err, "invalid value \"%s\" for flag --additional-gids", g);
+	}
 	if (v[O_CGROUP].n > 1)
 		return brig_error_usage(err, "--cgroup: only one sub-cgroup is supported");
 	if (v[O_CGROUP].n)
 		o.cgroup = v[O_CGROUP].list[0];
 	if (!o.process_file && o.n_args < 1)
 		return brig_error_usage(err, "exec: no command given (or --process FILE)");
-	return brig_container_exec(ctx, &o, &ctx->exit_status, err);
+	/* runc's exec: whatever fails once the command line is read is
+	 * "exec failed: ..." with status 255, which no process of the
+	 * container's gives alone (a caller tells the two apart) */
+	if (brig_container_exec(ctx, &o, &ctx->exit_status, err) < 0) {
+		brig_error_wrap(err, "exec failed");
+		err->status = 255;
+		return -1;
+	}
+	return 0;
 }
 
 const struct brig_command brig_cmd_exec = {

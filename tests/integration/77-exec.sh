@@ -101,14 +101,15 @@ t_output_status() {
 	ex c1 sh -c nosuchcommand
 	assert_rc 127
 	assert_contains "$err" "nosuchcommand: not found" "stderr"
-	# a command brig cannot find: runc's error, exit 1
+	# a command brig cannot find: runc's error, exit 255 (runc's status
+	# of a failed exec, which no process gives alone)
 	ex c1 nonexist
-	assert_rc 1
+	assert_rc 255
 	assert_eq "$out" "" "stdout of exec nonexist"
-	assert_err_line 'brig: exec: "nonexist": executable file not found in $PATH'
+	assert_err_line 'brig: exec failed: exec: "nonexist": executable file not found in $PATH'
 	ex c1 /nonexist
-	assert_rc 1
-	assert_err_line 'brig: exec: "/nonexist": stat /nonexist: no such file or directory'
+	assert_rc 255
+	assert_err_line 'brig: exec failed: exec: "/nonexist": stat /nonexist: no such file or directory'
 	# killed by a signal: 128+N (not PID 1 of its namespace: the kernel
 	# delivers it)
 	ex c1 sh -c 'kill -9 $$'
@@ -290,13 +291,13 @@ t_cwd() {
 	assert_rc 0
 	assert_file "$T/shared/here"
 	ex --cwd /nonexistent c1 pwd
-	assert_rc 1
+	assert_rc 255
 	assert_eq "$out" "" "stdout with a missing --cwd"
 	assert_lines 1 "$err" "stderr with a missing --cwd"
 	assert_contains "$err" "/nonexistent" "stderr with a missing --cwd"
 	assert_contains "$err" "No such file or directory" "stderr with a missing --cwd"
 	ex --cwd relative c1 pwd
-	assert_rc 1
+	assert_rc 255
 	assert_lines 1 "$err" "stderr with a relative --cwd"
 	br delete --force c1
 	assert_rc 0
@@ -372,12 +373,12 @@ t_lsm_refused() {
 		skip "SELinux is enabled on this host"
 	sleeper || return
 	ex --apparmor docker-default c1 sh -c 'echo ran'
-	assert_rc 1
+	assert_rc 255
 	assert_eq "$out" "" "stdout of --apparmor"
 	assert_lines 1 "$err" "stderr of --apparmor"
 	assert_contains "$err" "AppArmor" "stderr of --apparmor"
 	ex --process-label system_u:system_r:container_t:s0 c1 sh -c 'echo ran'
-	assert_rc 1
+	assert_rc 255
 	assert_eq "$out" "" "stdout of --process-label"
 	assert_lines 1 "$err" "stderr of --process-label"
 	assert_contains "$err" "SELinux" "stderr of --process-label"
@@ -443,10 +444,10 @@ t_process_file() {
 	# a bad process.json
 	echo '{"args": [' >"$T/bad.json"
 	ex --process "$T/bad.json" c1
-	assert_rc 1
+	assert_rc 255
 	assert_lines 1 "$err" "stderr of a bad process.json"
 	ex --process "$T/nosuch.json" c1
-	assert_rc 1
+	assert_rc 255
 	assert_lines 1 "$err" "stderr of a missing process.json"
 	br delete --force c1
 	assert_rc 0
@@ -525,15 +526,15 @@ t_tty_foreground() {
 t_tty_errors() {
 	sleeper || return
 	ex -d -t c1 true
-	assert_rc 1
-	assert_err_line "brig: cannot allocate tty if brig will detach without setting console socket"
+	assert_rc 255
+	assert_err_line "brig: exec failed: cannot allocate tty if brig will detach without setting console socket"
 	: >"$T/sock"
 	ex --console-socket "$T/sock" c1 true
-	assert_rc 1
-	assert_err_line "brig: cannot use console socket if brig will not detach or allocate tty"
+	assert_rc 255
+	assert_err_line "brig: exec failed: cannot use console socket if brig will not detach or allocate tty"
 	ex -d --console-socket "$T/sock" c1 true
-	assert_rc 1
-	assert_err_line "brig: cannot use console socket if brig will not detach or allocate tty"
+	assert_rc 255
+	assert_err_line "brig: exec failed: cannot use console socket if brig will not detach or allocate tty"
 	assert_eq "$(ps_pids c1 | wc -l)" 1 "processes in the container"
 	br delete --force c1
 	assert_rc 0
@@ -562,8 +563,8 @@ t_tty_not_inherited() {
 t_errors() {
 	local pid
 	ex nosuch true
-	assert_rc 1
-	assert_err_line 'brig: container "nosuch" does not exist'
+	assert_rc 255
+	assert_err_line 'brig: exec failed: container "nosuch" does not exist'
 	sleeper || return
 	ex c1
 	assert_rc 2
@@ -571,20 +572,23 @@ t_errors() {
 	assert_contains "$err" "brig: " "stderr of exec without a command"
 	for u in abc 1000:x -1 1000: :1000; do
 		ex --user "$u" c1 true
-		assert_rc 2
+		assert_rc 255
 		assert_lines 1 "$err" "stderr of --user $u"
 		assert_contains "$err" "--user" "stderr of --user $u"
 	done
-	ex --cgroup ../escape c1 true
-	assert_rc 2
-	assert_contains "$err" "--cgroup" "stderr of --cgroup ../escape"
+	# runc's words and status for a path out of the container's cgroup
+	for c in ../escape a/../.. /..; do
+		ex --cgroup "$c" c1 true
+		assert_rc 255
+		assert_err_line "brig: exec failed: $c is not a sub cgroup path"
+	done
 
 	# paused
 	br pause c1
 	assert_rc 0
 	ex c1 true
-	assert_rc 1
-	assert_err_line "brig: cannot exec in a paused container (use --ignore-paused to override)"
+	assert_rc 255
+	assert_err_line "brig: exec failed: cannot exec in a paused container (use --ignore-paused to override)"
 	# --ignore-paused: the process starts frozen (brig may wait for it);
 	# it runs on resume, which nothing may block
 	"$BRIG" --root "$T/root" exec --ignore-paused -d c1 \
@@ -612,11 +616,11 @@ t_errors() {
 	assert_rc 0
 	wait_until 5 is_status c1 stopped || fail "c1 is still $(state_field c1 status)"
 	ex c1 true
-	assert_rc 1
-	assert_err_line "brig: cannot exec in a stopped container"
+	assert_rc 255
+	assert_err_line "brig: exec failed: cannot exec in a stopped container"
 	ex --process /dev/null c1
-	assert_rc 1
-	assert_err_line "brig: cannot exec in a stopped container"
+	assert_rc 255
+	assert_err_line "brig: exec failed: cannot exec in a stopped container"
 	br delete c1
 	assert_rc 0
 	assert_empty_dir "$T/root"
@@ -830,7 +834,7 @@ t_cgroup_sub() {
 	in_ps c1 "$(cat "$T/p")" || fail "ps does not list the process in the sub-cgroup"
 	# a sub-cgroup that does not exist
 	ex --cgroup nosuch c1 true
-	assert_rc 1
+	assert_rc 255
 	assert_lines 1 "$err" "stderr of --cgroup nosuch"
 	assert_contains "$err" "nosuch" "stderr of --cgroup nosuch"
 	# kill --all reaches it (the init, PID 1 of its namespace, ignores TERM)
@@ -887,7 +891,44 @@ tap_test "exec -t -d --console-socket: the pty round trip" t_tty_console_socket
 tap_test "exec -t in the foreground under script" t_tty_foreground
 tap_test "exec -t: runc's console socket rules" t_tty_errors
 tap_test "exec without -t has no terminal in a terminal container" t_tty_not_inherited
+# When exec itself fails its status is 255 and its error "exec failed:
+# ...", as runc's (so that a caller tells brig's failure from the
+# process's own status); the process's own status passes through.  runc
+# runs the same cases side by side where it is installed.
+t_exit_status_as_runc() {
+	local runc rt id c
+	sleeper || return
+	runc=$(command -v runc) || runc=
+	if [ -n "$runc" ]; then
+		# a relative cgroupsPath: nested under the caller's, as brig's
+		brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+		"$runc" --root "$T/runc" run -d --bundle "$T/b" r1 </dev/null >/dev/null 2>&1 ||
+			fail "runc run -d r1"
+		defer "$runc" --root "$T/runc" delete --force r1
+	fi
+	for rt in brig ${runc:+runc}; do
+		if [ "$rt" = brig ]; then
+			id=c1
+			x() { br exec "$@"; }
+		else
+			id=r1
+			x() { run_cmd "$runc" --root "$T/runc" exec "$@"; }
+		fi
+		x "$id" nonexist
+		assert_rc 255 && assert_contains "$err" "exec failed: " "$rt: a missing command"
+		x nosuch true
+		assert_rc 255 && assert_contains "$err" "exec failed: " "$rt: no such container"
+		x --cgroup ../x "$id" true
+		assert_rc 255 && assert_contains "$err" "../x is not a sub cgroup path" "$rt: --cgroup ../x"
+		x --cgroup a/.. "$id" true
+		assert_rc 0
+		x "$id" sh -c 'exit 3'
+		assert_rc 3
+	done
+}
+
 tap_test "exec errors: no container, no command, --user, paused, stopped" t_errors
+tap_test "exec's status when exec fails is 255, as runc's" t_exit_status_as_runc
 tap_test "exec into a created container" t_created
 tap_test "the container's seccomp filter applies to exec'd processes" t_seccomp
 tap_test "30 execs in parallel" t_parallel
