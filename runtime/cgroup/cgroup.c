@@ -686,6 +686,35 @@ static int check_empty(const struct brig_cgroup *cg, struct brig_error *err)
 	return 0;
 }
 
+/* Frozen, by itself or by a parent: v1's freezer.state, v2's
+ * cgroup.events. */
+static bool hier_frozen(const struct brig_cg_hier *h)
+{
+	_cleanup_free_ char *s = NULL;
+
+	if (h->v2) {
+		s = brig_cg_read(h, "cgroup.events");
+		return s && (strstr(s, "\nfrozen 1") || !strncmp(s, "frozen 1", 8));
+	}
+	if (!list_includes(h->name, "freezer"))
+		return false;
+	s = brig_cg_read(h, "freezer.state");
+	return s && (!strncmp(s, "FROZEN", 6) || !strncmp(s, "FREEZING", 8));
+}
+
+/*
+ * A frozen cgroup (a parent someone froze, a leftover of a paused
+ * container) would stop the init the moment it enters, and create would
+ * wait for it for ever: refused.
+ */
+static int check_not_frozen(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	for (size_t i = 0; i < cg->n; i++)
+		if (hier_frozen(&cg->h[i]))
+			return brig_error_set(err, "cgroup \"%s\" is frozen", cg->h[i].dir);
+	return 0;
+}
+
 /*
  * --systemd-cgroup: systemd creates the cgroup, as a transient unit
  * started with the init's pid (brig_cgroup_enter).  Here only what can
@@ -783,7 +812,7 @@ int brig_cgroup_create(const struct brig_linux *lx, const char *id, bool systemd
 		if (make_dir(&cg->h[i], mp, err) < 0)
 			goto fail;
 	}
-	if (check_empty(cg, err) < 0)
+	if (check_empty(cg, err) < 0 || check_not_frozen(cg, err) < 0)
 		goto fail;
 	n_rules = brig_cg_device_rules(lx, &rules);
 	if (ops_of(cg)->apply(cg, r ? r : &none, rules, n_rules, err) < 0) {

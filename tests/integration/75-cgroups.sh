@@ -958,6 +958,49 @@ tap_test "an existing non-empty cgroup is refused, the other container unaffecte
 tap_test "delete --force of a container with several processes (own pid namespace)" t_delete_force_many .
 tap_test "delete --force of a container with several processes (host pid namespace)" \
 	t_delete_force_many 'del(.linux.namespaces[] | select(.type == "pid"))'
+# A frozen cgroup (a parent someone froze, here one of the test's own)
+# would stop the init the moment it enters it, and create would wait for
+# ever: refused with one line, nothing left, never a hang.  (runc 1.1.5
+# hangs until the cgroup is thawed: seen on this host.)
+unfreeze() { # DIR: thaw and remove DIR/frz (quietly: also a defer)
+	echo THAWED >"$1/frz/freezer.state" 2>/dev/null
+	echo 0 >"$1/frz/cgroup.freeze" 2>/dev/null
+	rmdir "$1/frz" 2>/dev/null
+	return 0
+}
+t_frozen_parent() {
+	local dir tried=0 dirs
+	IFS=: read -ra dirs <<<"$BRIG_TEST_CGROUPS"
+	for dir in "${dirs[@]}"; do
+		case $dir in
+		*/freezer/*) ;;
+		/sys/fs/cgroup/*) [ "$(stat -fc %T "$dir")" = cgroup2fs ] || continue ;;
+		*) continue ;;
+		esac
+		mkdir "$dir/frz" || {
+			fail "mkdir $dir/frz"
+			continue
+		}
+		defer unfreeze "$dir"
+		if [[ $dir == */freezer/* ]]; then
+			echo FROZEN >"$dir/frz/freezer.state"
+		else
+			echo 1 >"$dir/frz/cgroup.freeze"
+		fi
+		tried=$((tried + 1))
+		mkbundle '.linux.cgroupsPath = "frz/c1"' sleep 1000
+		run_cmd timeout -k 5 30 "$BRIG" --root "$T/root" run --detach --bundle "$T/b" c1
+		assert_rc 1 || "$BRIG" --root "$T/root" delete --force c1
+		assert_err_line "brig: cgroup \"$dir/frz/c1\" is frozen"
+		assert_no_file "$T/root/c1"
+		# nothing of brig's below the frozen cgroup, nor in the others
+		assert_eq "$(find "$dir/frz" -mindepth 1 -type d)" "" "cgroups under $dir/frz"
+		unfreeze "$dir"
+	done
+	[ "$tried" -gt 0 ] || skip "no freezer: neither a v1 freezer nor cgroup v2 here"
+}
+
 tap_test "cgroupsPath with . or .. is refused" t_cgroups_path_dotdot
+tap_test "a frozen cgroup is refused at once, nothing left" t_frozen_parent
 tap_test "--systemd-cgroup without systemd: one line, nothing left" t_systemd_not_running
 tap_done
