@@ -245,9 +245,11 @@ static int run_hooks(const struct brig_init_args *a, enum brig_hook_stage stage,
 /*
  * The parent runs prestart and createRuntime now and tells the init its
  * pid; createContainer hooks run here, in the container's namespaces,
- * before pivot_root: their path resolves as on the host.
+ * before pivot_root: their path resolves as on the host, and their working
+ * directory is the rootfs (runc's: hooks written for it use paths
+ * relative to it).
  */
-static int create_hooks(const struct brig_init_args *a, struct brig_error *err)
+static int create_hooks(const struct brig_init_args *a, int rootfd, struct brig_error *err)
 {
 	char pid[16];
 
@@ -258,6 +260,8 @@ static int create_hooks(const struct brig_init_args *a, struct brig_error *err)
 	                          sizeof(pid), err) < 0)
 		return -1;
 	hooks_pid = (pid_t)atoi(pid);
+	if (a->cfg->hooks.n[BRIG_HOOK_CREATE_CONTAINER] && fchdir(rootfd) < 0)
+		return brig_error_setp(err, errno, "enter the rootfs for the createContainer hooks");
 	return run_hooks(a, BRIG_HOOK_CREATE_CONTAINER, BRIG_STATUS_CREATING, err);
 }
 
@@ -389,7 +393,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	if (brig_mounts_setup(cfg, &env, &mounted, err) < 0 ||
 	    (!brig_dev_is_bind_mounted(cfg) &&
 	     brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0) ||
-	    create_hooks(a, err) < 0 ||
+	    create_hooks(a, rootfd, err) < 0 ||
 	    (lx && brig_paths_mask(rootfd, &mounted, devnull, lx->masked_paths, lx->n_masked_paths,
 	                           lx->mount_label, err) < 0) ||
 	    (lx && brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,

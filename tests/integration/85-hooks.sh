@@ -436,5 +436,25 @@ tap_test "failing poststart hook fails start, kills the container" t_poststart_f
 tap_test "failing poststart hook fails run" t_poststart_fails run
 tap_test "failing poststart hook fails run --detach" t_poststart_fails run-detach
 tap_test "failing poststop hook: a warning, the rest run" t_poststop_warns
+# createContainer hooks run with the rootfs as their working directory, as
+# runc's do (hooks written for runc use paths relative to it); runc runs
+# the same bundle side by side where it is installed.
+t_create_container_cwd() {
+	local runc want
+	hooks_bundle "$(hooks createContainer "$(sh_hook 'pwd >"$0/cwd.brig"')")" true
+	want=$(cd "$ROOTFS" && pwd -P)
+	br run --bundle "$T/b" c1
+	assert_rc 0
+	assert_eq "$(cat "$T/shared/cwd.brig" 2>/dev/null)" "$want" "the hook's cwd under brig"
+	runc=$(command -v runc) || return 0
+	# a relative cgroupsPath: nested under the caller's, as brig's
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg | .hooks = $h' --arg cg "runc-$RANDOM" \
+		--argjson h "$(hooks createContainer "$(sh_hook 'pwd >"$0/cwd.runc"')")"
+	run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+	assert_rc 0
+	assert_eq "$(cat "$T/shared/cwd.runc" 2>/dev/null)" "$want" "the hook's cwd under runc"
+}
+
+tap_test "createContainer hooks run in the rootfs, as runc's" t_create_container_cwd
 tap_test "features lists the six stages" t_features
 tap_done
