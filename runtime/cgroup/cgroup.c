@@ -482,7 +482,8 @@ static int cpuset_init(const char *dir, struct brig_error *err)
 
 		*strrchr(parent, '/') = '\0';
 		mine = brig_cg_read(&self, files[i]);
-		if (mine && mine[0] != '\n' && mine[0])
+		/* set, or not ours to read: left as it is */
+		if (!mine || (mine[0] != '\n' && mine[0]))
 			continue;
 		theirs = brig_cg_read(&up, files[i]);
 		if (!theirs)
@@ -548,6 +549,11 @@ static int make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_
 			}
 		} else if (errno != EEXIST) {
 			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
+		} else if (!h->v2 && list_includes(h->name, "cpuset") && cpuset_init(path, err) < 0) {
+			/* an existing parent left with empty cpus or mems (a pod
+			 * cgroup an engine made) takes no task, nor gives a child
+			 * any: filled from its own parent, top down, as runc does */
+			return -1;
 		}
 		if (slash)
 			*slash = '/';

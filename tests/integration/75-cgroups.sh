@@ -1001,6 +1001,50 @@ t_frozen_parent() {
 }
 
 tap_test "cgroupsPath with . or .. is refused" t_cgroups_path_dotdot
+# v1 cpuset: an existing parent with empty cpuset.cpus and cpuset.mems (a
+# pod cgroup an engine made without filling them) takes no task, and no
+# child of it can get any: brig fills each empty ancestor from its parent,
+# top down, as runc does.  runc runs the same bundle where it is installed.
+rm_runc_pods() {
+	local d
+	for d in ${BRIG_TEST_CGROUPS//:/ }; do
+		[[ $d == */cpuset/* ]] || rmdir "$d/pod-runc" 2>/dev/null
+	done
+	return 0
+}
+t_cpuset_empty_parent() {
+	local dir pod runc rt
+	for dir in ${BRIG_TEST_CGROUPS//:/ }; do
+		[[ $dir == */cpuset/* ]] && break
+		dir=
+	done
+	[ -n "$dir" ] || skip "no v1 cpuset hierarchy here"
+	runc=$(command -v runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		pod=$dir/pod-$rt
+		mkdir "$pod" || {
+			fail "mkdir $pod"
+			continue
+		}
+		defer rmdir "$pod"
+		echo 0 >"$pod/cgroup.clone_children"
+		assert_eq "$(cat "$pod/cpuset.cpus")" "" "cpuset.cpus of the new $pod"
+		mkbundle ".linux.cgroupsPath = \"pod-$rt/c1\"" sh -c 'echo ran'
+		if [ "$rt" = brig ]; then
+			br run --bundle "$T/b" c1
+		else
+			# runc leaves the parents it made in the other hierarchies
+			defer rm_runc_pods
+			run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+		fi
+		assert_rc 0
+		assert_eq "$out" ran "output under $rt"
+		assert_eq "$(cat "$pod/cpuset.cpus")" "$(cat "$dir/cpuset.cpus")" "cpuset.cpus of $pod ($rt)"
+		assert_eq "$(cat "$pod/cpuset.mems")" "$(cat "$dir/cpuset.mems")" "cpuset.mems of $pod ($rt)"
+	done
+}
+
 tap_test "a frozen cgroup is refused at once, nothing left" t_frozen_parent
+tap_test "v1 cpuset: an existing parent with empty cpus and mems is filled, as runc" t_cpuset_empty_parent
 tap_test "--systemd-cgroup without systemd: one line, nothing left" t_systemd_not_running
 tap_done
