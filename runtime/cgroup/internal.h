@@ -84,7 +84,8 @@ uint64_t brig_cg_keyed(const struct brig_cg_hier *h, const char *file, const cha
 /* resources.c: conversions that runc makes, shared by the back ends. */
 uint64_t brig_cg_shares_to_weight(uint64_t shares);
 uint64_t brig_cg_blkio_to_io_weight(uint64_t weight);
-/* The device rule list of a new container (defaults, config, devices). */
+/* The device rule list of a new container: deny all, the config's rules,
+ * then runc's defaults (linux.devices adds none). */
 size_t brig_cg_device_rules(const struct brig_linux *lx, struct brig_dev_rule **out);
 /* The rules of linux.resources.devices alone (update). */
 size_t brig_cg_config_device_rules(const struct brig_resources *r, struct brig_dev_rule **out);

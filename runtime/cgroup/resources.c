@@ -91,8 +91,7 @@ size_t brig_cg_device_rules(const struct brig_linux *lx, struct brig_dev_rule **
 {
 	struct brig_dev_rule *cfg = NULL, *rules;
 	size_t n_cfg = brig_cg_config_device_rules(lx ? lx->resources : NULL, &cfg);
-	size_t n_dev = lx ? lx->n_devices : 0;
-	size_t n = 1 + n_cfg + ARRAY_SIZE(default_rules) + n_dev, k = 0;
+	size_t n = 1 + n_cfg + ARRAY_SIZE(default_rules), k = 0;
 
 	rules = brig_xcalloc(n, sizeof(*rules));
 	/* default deny: a config without rules gets only the defaults */
@@ -101,16 +100,9 @@ size_t brig_cg_device_rules(const struct brig_linux *lx, struct brig_dev_rule **
 	k += n_cfg;
 	memcpy(rules + k, default_rules, sizeof(default_rules));
 	k += ARRAY_SIZE(default_rules);
-	/* the nodes linux.devices creates are usable (runc's rule) */
-	for (size_t i = 0; i < n_dev; i++) {
-		const struct brig_device *d = &lx->devices[i];
-
-		if (d->type == 'p')
-			continue;
-		rules[k++] = (struct brig_dev_rule){
-			true, d->type == 'b' ? 'b' : 'c', d->major, d->minor, ALL,
-		};
-	}
+	/* a node of linux.devices gets no rule of its own: only the config's
+	 * rules and the defaults decide (runc's rule; engines that pass a
+	 * device write its allow rule too) */
 	free(cfg);
 	*out = rules;
 	return k;

@@ -519,6 +519,37 @@ null-ok" "stdout (c 1:11 allowed)"
 	fi
 }
 
+# A node of linux.devices is made, but only the rules (and the default
+# allow-list) decide whether it may be used, as with runc: /dev/kmsg under
+# a deny-all rule cannot be opened; with a rule it can.  runc runs the
+# same bundles where it is installed.
+t_devices_need_rules() {
+	local runc rt filter deny='.linux.resources.devices = [{allow: false, access: "rwm"}]'
+	local allow='.linux.resources.devices += [{allow: true, type: "c", major: 1, minor: 11,
+		access: "rw"}]'
+	runc=$(command -v runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		for filter in "$deny" "$deny | $allow"; do
+			# a relative cgroupsPath: nested under the caller's, for runc too
+			mkbundle ".linux.devices = [{path: \"/dev/kmsg\", type: \"c\", major: 1,
+				minor: 11, fileMode: 438}] | .linux.cgroupsPath = \"$rt-$RANDOM\"
+				| $filter" sh -c 'cat /dev/null >/dev/kmsg && echo opened; ls -l /dev/kmsg | cut -c1'
+			if [ "$rt" = brig ]; then
+				br run --bundle "$T/b" c1
+			else
+				run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+			fi
+			assert_rc 0
+			if [ "$filter" = "$deny" ]; then
+				assert_eq "$out" c "$rt, deny all: the node is there, not usable"
+				assert_contains "$err" "Operation not permitted" "$rt, deny all"
+			else
+				assert_eq "$out" $'opened\nc' "$rt, with a rule: usable"
+			fi
+		done
+	done
+}
+
 # --------------------------------------------------------------- update
 
 t_update() {
@@ -1045,6 +1076,7 @@ t_cpuset_empty_parent() {
 }
 
 tap_test "a frozen cgroup is refused at once, nothing left" t_frozen_parent
+tap_test "linux.devices nodes are usable only as the rules say, as runc" t_devices_need_rules
 tap_test "v1 cpuset: an existing parent with empty cpus and mems is filled, as runc" t_cpuset_empty_parent
 tap_test "--systemd-cgroup without systemd: one line, nothing left" t_systemd_not_running
 tap_done
