@@ -261,7 +261,8 @@ static int create_hooks(const struct brig_init_args *a, int rootfd, struct brig_
 		return -1;
 	hooks_pid = (pid_t)atoi(pid);
 	if (a->cfg->hooks.n[BRIG_HOOK_CREATE_CONTAINER] && fchdir(rootfd) < 0)
-		return brig_error_setp(err, errno, "enter the rootfs for the createContainer hooks");
+		return brig_error_setp(err, errno,
+		                       "enter the rootfs for the createContainer hooks");
 	return run_hooks(a, BRIG_HOOK_CREATE_CONTAINER, BRIG_STATUS_CREATING, err);
 }
 
@@ -398,7 +399,8 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	                           lx->mount_label, err) < 0) ||
 	    (lx && brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,
 	                               err) < 0) ||
-	    enter_rootfs(a, rootfd, err) < 0 || terminal_setup(a, rootfd, procfd, err) < 0)
+	    enter_rootfs(a, rootfd, err) < 0 || terminal_setup(a, rootfd, procfd, err) < 0 ||
+	    brig_mounts_finish(&mounted, err) < 0)
 		return -1;
 	/* sysctl goes through the private procfs, which no read-only bind of
 	 * the container's /proc/sys covers */

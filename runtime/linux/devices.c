@@ -194,25 +194,13 @@ static int refuse_foreign(const char *path, struct brig_error *err)
 	                      path);
 }
 
-/* Whether @path is "/dev" once cleaned as runc cleans it ("//dev",
- * "/dev/", "/dev/.", "/x/../dev"). */
-static bool is_dev(const char *path)
-{
-	_cleanup_free_ char *clean = NULL;
-
-	if (!path || path[0] != '/')
-		return false;
-	clean = brig_path_clean(path);
-	return !strcmp(clean, "/dev");
-}
-
 /* The last entry of cfg->mounts on /dev (the one on top), or NULL. */
 static const struct brig_mount *dev_mount(const struct brig_config *cfg)
 {
 	const struct brig_mount *top = NULL;
 
 	for (size_t i = 0; cfg && i < cfg->n_mounts; i++)
-		if (is_dev(cfg->mounts[i].destination))
+		if (brig_mounted_is_dev(cfg->mounts[i].destination))
 			top = &cfg->mounts[i];
 	return top;
 }

@@ -1156,7 +1156,7 @@ static int mount_cgroup(struct mount_req *r, struct brig_error *err)
 /* ------------------------------------------------------------- setup */
 
 static int mount_one(const struct brig_mount *m, int premade, const struct brig_mount_env *env,
-                     int *attached, struct brig_error *err)
+                     int *attached, bool *ro_later, struct brig_error *err)
 {
 	struct mount_req r = { .m = m, .env = env, .targetfd = -1, .premade = premade };
 	const char *type = m->type && m->type[0] ? m->type : NULL;
@@ -1174,6 +1174,15 @@ static int mount_one(const struct brig_mount *m, int premade, const struct brig_
 	}
 	r.type = bind ? NULL : type;
 	r.bind = bind;
+	/* a read-only /dev of its own (a tmpfs, "ro") is made read-only only
+	 * once the devices, links and mounts under it are there (runc's
+	 * order): writable until brig_mounts_finish() */
+	if (!bind && !r.fl.remount && (r.fl.attr_set & MOUNT_ATTR_RDONLY) &&
+	    brig_mounted_is_dev(m->destination)) {
+		r.fl.attr_set &= ~(uint64_t)MOUNT_ATTR_RDONLY;
+		r.fl.sb_ro = false;
+		*ro_later = true;
+	}
 	if (bind)
 		mnt = mount_bind(&r, err);
 	else if (r.fl.remount)
@@ -1206,17 +1215,39 @@ out:
 int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env *env,
                       struct brig_mounted *out, struct brig_error *err)
 {
+	size_t cap = cfg->n_mounts ? cfg->n_mounts : 1;
+
 	out->n = 0;
-	out->dest = brig_xcalloc(cfg->n_mounts ? cfg->n_mounts : 1, sizeof(*out->dest));
-	out->fd = brig_xcalloc(cfg->n_mounts ? cfg->n_mounts : 1, sizeof(*out->fd));
+	out->dest = brig_xcalloc(cap, sizeof(*out->dest));
+	out->fd = brig_xcalloc(cap, sizeof(*out->fd));
+	out->ro_later = brig_xcalloc(cap, sizeof(*out->ro_later));
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		out->fd[i] = -1;
 		out->dest[i] = brig_path_clean(cfg->mounts[i].destination);
 		out->n++;
 		if (mount_one(&cfg->mounts[i], env->premade ? env->premade[i] : -1, env,
-		              &out->fd[i], err) < 0)
+		              &out->fd[i], &out->ro_later[i], err) < 0)
 			return -1;
 	}
+	return 0;
+}
+
+bool brig_mounted_is_dev(const char *destination)
+{
+	_cleanup_free_ char *clean = NULL;
+
+	if (!destination || destination[0] != '/')
+		return false;
+	clean = brig_path_clean(destination);
+	return !strcmp(clean, "/dev");
+}
+
+int brig_mounts_finish(const struct brig_mounted *m, struct brig_error *err)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (m->ro_later[i] && m->fd[i] >= 0 &&
+		    set_attrs(m->fd[i], MOUNT_ATTR_RDONLY, 0, false, err) < 0)
+			return brig_error_wrap(err, "mount \"%s\"", m->dest[i]);
 	return 0;
 }
 
@@ -1229,6 +1260,7 @@ void brig_mounted_release(struct brig_mounted *m)
 	}
 	free(m->dest);
 	free(m->fd);
+	free(m->ro_later);
 	*m = (struct brig_mounted){ 0 };
 }
 

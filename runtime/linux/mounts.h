@@ -73,11 +73,19 @@ struct brig_mount_env {
  * may make) moved its mount point or put a symlink in its place.
  */
 struct brig_mounted {
-	char **dest; /* each entry's destination, cleaned */
-	int *fd;     /* its attached mount, -1 when none */
+	char **dest;    /* each entry's destination, cleaned */
+	int *fd;        /* its attached mount, -1 when none */
+	bool *ro_later; /* made read-only by brig_mounts_finish() */
 	size_t n;
 };
 void brig_mounted_release(struct brig_mounted *m);
+
+/* Whether a mount's @destination is /dev, cleaned as runc cleans it. */
+bool brig_mounted_is_dev(const char *destination);
+
+/* The last step of the mounts, once the devices, links, masks and the
+ * mounts under it are made: a read-only /dev of its own becomes so. */
+int brig_mounts_finish(const struct brig_mounted *m, struct brig_error *err);
 
 /* Make every entry of cfg->mounts, in order, into @out (released by the
  * caller, even on failure).  Errors name the mount:

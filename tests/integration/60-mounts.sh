@@ -691,6 +691,29 @@ tap_test "a rootfs's /dev/null symlink or file is replaced" t_dev_null_replaced
 tap_test "maskedPaths: files are /dev/null, directories empty and ro" t_masked_paths
 tap_test "maskedPaths: a symlink is not followed" t_masked_symlink
 tap_test "readonlyPaths: /proc/sys and a directory tree are read-only" t_readonly_paths
+# A read-only /dev (the spec's tmpfs with "ro") and the mounts under it
+# (/dev/pts, /dev/shm, /dev/mqueue): made writable, filled, then made
+# read-only, as runc does (it was EROFS creating /dev/pts).  runc runs the
+# same bundle where it is installed.
+t_readonly_dev() {
+	local runc rt want
+	bundle || return
+	brig_bundle_edit "$T/b" '.mounts |= map(if .destination == "/dev" then .options += ["ro"] else . end)
+		| .process.args = ["sh", "-c", "touch /dev/x 2>/dev/null && echo written; ls -d /dev/pts /dev/shm /dev/mqueue; [ -c /dev/null ] && echo null; grep -c \" /dev ro,\" /proc/self/mountinfo"]'
+	want=$'/dev/mqueue\n/dev/pts\n/dev/shm\nnull\n1'
+	brig --root "$T/root" run --bundle "$T/b" c1
+	assert_rc 0
+	assert_eq "$out" "$want" "the container's /dev under brig"
+	assert_empty_dir "$T/root"
+	runc=$(command -v runc) || return 0
+	# a relative cgroupsPath: nested under the caller's, as brig's
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+	run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+	assert_rc 0
+	assert_eq "$out" "$want" "the container's /dev under runc"
+}
+
+tap_test "a read-only /dev is filled first, read-only last, as runc" t_readonly_dev
 tap_test "proc and sysfs are never mounted through a symlink" t_proc_on_symlink
 tap_test "nothing is mounted inside /proc, nor a non-procfs on it" t_proc_destinations
 tap_test "the files lxcfs emulates may be mounted over /proc's" t_proc_lxcfs_files
