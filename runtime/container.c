@@ -328,15 +328,23 @@ static int receive_pty_master(struct create_job *j, struct brig_error *err)
 	return 0;
 }
 
-/* Idmapped mounts are made here, privileged over their sources, and sent
- * to the init in the order of config.json (linux/idmap.h). */
+/* Whether brig makes every bind mount of a container with a user namespace
+ * of its own (linux/idmap.h): when it is privileged to. */
+static bool parent_binds(const struct create_job *j)
+{
+	return j->ns.is_new[BRIG_NS_USER] && geteuid() == 0;
+}
+
+/* Idmapped mounts (and with a user namespace, every bind) are made here,
+ * privileged over their sources, and sent to the init in the order of
+ * config.json (linux/idmap.h). */
 static int send_idmapped_mounts(struct create_job *j, struct brig_error *err)
 {
 	const struct brig_config *cfg = j->bundle.config;
 	int *fds = NULL;
 	int r = 0;
 
-	if (brig_idmap_prepare(cfg, j->bundle.path, j->pid, &fds, err) < 0)
+	if (brig_idmap_prepare(cfg, j->bundle.path, j->pid, parent_binds(j), &fds, err) < 0)
 		return -1;
 	for (size_t i = 0; fds && i < cfg->n_mounts && r == 0; i++)
 		if (fds[i] >= 0)
@@ -392,6 +400,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	 * init turns non-dumpable itself once they are written, before any
 	 * other process can be in the container. */
 	args.late_nondumpable = geteuid() != 0 && j->ns.is_new[BRIG_NS_USER];
+	args.parent_binds = parent_binds(j);
 	if (!args.late_nondumpable && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
 	if (brig_ns_enter_parent(&j->ns, j->bundle.config->linux, saved_ns, err) < 0) {

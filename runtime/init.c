@@ -332,12 +332,12 @@ static int receive_idmapped(const struct brig_init_args *a, int **fds, struct br
 	const struct brig_config *cfg = a->cfg;
 
 	*fds = NULL;
-	if (!brig_idmap_count(cfg))
+	if (!brig_idmap_count(cfg, a->parent_binds))
 		return 0;
 	*fds = brig_xcalloc(cfg->n_mounts, sizeof(**fds));
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
 		(*fds)[i] = -1;
-		if (brig_idmap_wanted(&cfg->mounts[i])) {
+		if (brig_idmap_premade(&cfg->mounts[i], a->parent_binds)) {
 			(*fds)[i] =
 			    brig_sync_expect_fd(a->sync_fd, BRIG_SYNC_MOUNT_FD, "brig", err);
 			if ((*fds)[i] < 0)

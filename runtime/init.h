@@ -32,6 +32,7 @@ struct brig_init_args {
 	bool no_pivot;
 	bool no_new_keyring;
 	bool late_nondumpable; /* turn non-dumpable after MAPS_DONE (rootless) */
+	bool parent_binds;     /* brig makes every bind mount (linux/idmap.h) */
 	sigset_t saved_mask;   /* the signal mask to exec with */
 };
 

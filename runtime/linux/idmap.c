@@ -36,12 +36,31 @@ bool brig_idmap_wanted(const struct brig_mount *m)
 	return wanted;
 }
 
-size_t brig_idmap_count(const struct brig_config *cfg)
+bool brig_idmap_premade(const struct brig_mount *m, bool binds)
+{
+	struct brig_mount_flags fl;
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	bool bind;
+
+	if (brig_idmap_wanted(m))
+		return true;
+	if (!binds)
+		return false;
+	if (brig_mount_flags_parse(m->options, m->n_options, &fl, &ignored) < 0) {
+		brig_error_release(&ignored);
+		return false;
+	}
+	bind = fl.bind || fl.rbind || (m->type && !strcmp(m->type, "bind"));
+	brig_mount_flags_release(&fl);
+	return bind;
+}
+
+size_t brig_idmap_count(const struct brig_config *cfg, bool binds)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < cfg->n_mounts; i++)
-		n += brig_idmap_wanted(&cfg->mounts[i]);
+		n += brig_idmap_premade(&cfg->mounts[i], binds);
 	return n;
 }
 
@@ -110,6 +129,15 @@ static int idmapped_tree(const struct brig_mount *m, const char *bundle, pid_t i
 		return brig_error_set(err, "a bind mount needs a source");
 	if (source[0] != '/')
 		source = abs = brig_xasprintf("%s/%s", bundle, source);
+	if (!brig_idmap_wanted(m)) {
+		/* a plain bind, opened here, as the host's root */
+		tree =
+		    open_tree(AT_FDCWD, source,
+		              OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (fl.rbind ? AT_RECURSIVE : 0));
+		if (tree < 0)
+			return brig_error_setp(err, errno, "open \"%s\"", source);
+		return TAKE_FD(tree);
+	}
 	if (m->n_uid_mappings || m->n_gid_mappings) {
 		if (!m->n_uid_mappings || !m->n_gid_mappings)
 			return brig_error_set(err, "an idmapped mount needs uidMappings and "
@@ -137,19 +165,19 @@ static int idmapped_tree(const struct brig_mount *m, const char *bundle, pid_t i
 	return TAKE_FD(tree);
 }
 
-int brig_idmap_prepare(const struct brig_config *cfg, const char *bundle, pid_t init, int **out,
-                       struct brig_error *err)
+int brig_idmap_prepare(const struct brig_config *cfg, const char *bundle, pid_t init, bool binds,
+                       int **out, struct brig_error *err)
 {
 	int *fds;
 
 	*out = NULL;
-	if (!brig_idmap_count(cfg))
+	if (!brig_idmap_count(cfg, binds))
 		return 0;
 	fds = brig_xcalloc(cfg->n_mounts, sizeof(*fds));
 	for (size_t i = 0; i < cfg->n_mounts; i++)
 		fds[i] = -1;
 	for (size_t i = 0; i < cfg->n_mounts; i++) {
-		if (!brig_idmap_wanted(&cfg->mounts[i]))
+		if (!brig_idmap_premade(&cfg->mounts[i], binds))
 			continue;
 		fds[i] = idmapped_tree(&cfg->mounts[i], bundle, init, err);
 		if (fds[i] < 0) {

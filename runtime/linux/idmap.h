@@ -21,14 +21,22 @@ struct brig_mount;
 
 /* Whether @m is an idmapped bind mount. */
 bool brig_idmap_wanted(const struct brig_mount *m);
+/*
+ * Whether the parent makes @m: an idmapped bind mount, or with @binds
+ * (a container with a user namespace of its own, made by a privileged
+ * brig) any bind mount.  The parent opens the source as the host's root,
+ * as runc does: the init, root of its user namespace, may not reach a
+ * source that its mapped root cannot (a 0700 directory of the host's).
+ */
+bool brig_idmap_premade(const struct brig_mount *m, bool binds);
 /* How many mounts of @cfg are. */
-size_t brig_idmap_count(const struct brig_config *cfg);
+size_t brig_idmap_count(const struct brig_config *cfg, bool binds);
 
 /* In the parent, after the maps of @init's user namespace are written:
- * one fd per mount of @cfg (-1 for those not idmapped), or *@out NULL when
- * there are none. */
-int brig_idmap_prepare(const struct brig_config *cfg, const char *bundle, pid_t init, int **out,
-                       struct brig_error *err);
+ * one fd per mount of @cfg (-1 for those it does not make), or *@out NULL
+ * when there are none. */
+int brig_idmap_prepare(const struct brig_config *cfg, const char *bundle, pid_t init, bool binds,
+                       int **out, struct brig_error *err);
 void brig_idmap_release(int *fds, size_t n);
 
 #endif

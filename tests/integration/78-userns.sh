@@ -681,7 +681,35 @@ t_cve_2019_5736() {
 	assert_empty_dir "$T/root"
 }
 
+# A bind source the container's mapped root cannot reach (a 0700
+# directory of the host's root, inside another) is opened by brig as the
+# host's root, as runc opens it: the mount is made (what the container may
+# read in it is the kernel's business: here, nothing).  It was EACCES.
+# runc runs the same bundle where it is installed.
+t_bind_source_unreachable() {
+	local runc rt
+	mkdir -m 0700 "$T/private" "$T/private/data" || return
+	echo secret >"$T/private/data/file"
+	chmod 0600 "$T/private/data/file"
+	X=$T/private/data mkbundle '.mounts += [{destination: "/data", type: "bind", source: $x,
+		options: ["rbind", "ro"]}]' sh -c 'ls -d /data; cat /data/file 2>/dev/null || echo denied'
+	runc=$(command -v runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		if [ "$rt" = brig ]; then
+			br run --bundle "$T/b" c1
+		else
+			# a relative cgroupsPath: nested under the caller's, as brig's
+			brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+			run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+		fi
+		assert_rc 0
+		assert_eq "$out" $'/data\ndenied' "what the container finds under $rt"
+	done
+	assert_empty_dir "$T/root"
+}
+
 tap_test "a user namespace: root inside is host 100000, its files, the init from the host" t_basics
+tap_test "a user namespace: a bind source its root cannot reach is mounted, as runc" t_bind_source_unreachable
 tap_test "a user namespace: the default devices are bind-mounted, /proc and /sys mounted" t_devices_proc_sys
 tap_test "a partial mapping: process.user 1000 is hostID + offset; an unmapped user refused" t_partial_mapping
 tap_test "a user namespace without both mappings, or mappings without one, refused" t_refused
