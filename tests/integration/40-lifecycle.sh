@@ -708,7 +708,7 @@ t_kill_zero() {
 	# runc, side by side where it is installed, on the same bundle (a
 	# relative cgroupsPath: nested under the caller's, as brig's)
 	local runc
-	runc=$(command -v runc) || return 0
+	runc=$(side_runc) || return 0
 	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
 	"$runc" --root "$T/runc" run -d --bundle "$T/b" r1 </dev/null >/dev/null 2>&1 ||
 		fail "runc run -d r1"

@@ -527,7 +527,7 @@ t_devices_need_rules() {
 	local runc rt filter deny='.linux.resources.devices = [{allow: false, access: "rwm"}]'
 	local allow='.linux.resources.devices += [{allow: true, type: "c", major: 1, minor: 11,
 		access: "rw"}]'
-	runc=$(command -v runc) || runc=
+	runc=$(side_runc) || runc=
 	for rt in brig ${runc:+runc}; do
 		for filter in "$deny" "$deny | $allow"; do
 			# a relative cgroupsPath: nested under the caller's, for runc too
@@ -1050,7 +1050,7 @@ t_cpuset_empty_parent() {
 		dir=
 	done
 	[ -n "$dir" ] || skip "no v1 cpuset hierarchy here"
-	runc=$(command -v runc) || runc=
+	runc=$(side_runc) || runc=
 	for rt in brig ${runc:+runc}; do
 		pod=$dir/pod-$rt
 		mkdir "$pod" || {

@@ -898,7 +898,7 @@ tap_test "exec without -t has no terminal in a terminal container" t_tty_not_inh
 t_exit_status_as_runc() {
 	local runc rt id c
 	sleeper || return
-	runc=$(command -v runc) || runc=
+	runc=$(side_runc) || runc=
 	if [ -n "$runc" ]; then
 		# a relative cgroupsPath: nested under the caller's, as brig's
 		brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"

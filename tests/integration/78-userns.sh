@@ -693,7 +693,7 @@ t_bind_source_unreachable() {
 	chmod 0600 "$T/private/data/file"
 	X=$T/private/data mkbundle '.mounts += [{destination: "/data", type: "bind", source: $x,
 		options: ["rbind", "ro"]}]' sh -c 'ls -d /data; cat /data/file 2>/dev/null || echo denied'
-	runc=$(command -v runc) || runc=
+	runc=$(side_runc) || runc=
 	for rt in brig ${runc:+runc}; do
 		if [ "$rt" = brig ]; then
 			br run --bundle "$T/b" c1

@@ -387,7 +387,7 @@ t_enosys_newer_calls() {
 	# the allowing default profile is left as it is: the kernel answers
 	sc_args '["/bin/sysno", "435", "1000"]' "$(rule "$MKDIR" SCMP_ACT_ERRNO)"
 	assert_eq "$(grep -c ENOSYS <<<"$out")" 1 "ENOSYS under an allowing profile: $out"
-	runc=$(command -v runc) || return 0
+	runc=$(side_runc) || return 0
 	# a relative cgroupsPath: nested under the caller's cgroups, as brig's
 	brig_bundle_edit "$T/b" '.process.args = ["/bin/sysno", "435", "436", "437", "439", "1000", "163", "39"]
 		| .linux.seccomp = $sc | .linux.cgroupsPath = $cg' \

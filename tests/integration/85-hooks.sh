@@ -446,7 +446,7 @@ t_create_container_cwd() {
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$(cat "$T/shared/cwd.brig" 2>/dev/null)" "$want" "the hook's cwd under brig"
-	runc=$(command -v runc) || return 0
+	runc=$(side_runc) || return 0
 	# a relative cgroupsPath: nested under the caller's, as brig's
 	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg | .hooks = $h' --arg cg "runc-$RANDOM" \
 		--argjson h "$(hooks createContainer "$(sh_hook 'pwd >"$0/cwd.runc"')")"

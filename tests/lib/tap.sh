@@ -292,6 +292,15 @@ _tap_umount_under() {
 
 # ----------------------------------------------------------- running things
 
+# side_runc: the path of runc, for a test that runs the same bundle with
+# runc side by side (with a relative cgroupsPath, so that runc nests the
+# container under the caller's cgroups too); nothing (status 1) where runc
+# is not installed, or in the qemu guest of tests/vm (BRIG_VM=1), where
+# runc's containers leave a cgroup2 mount in the guest's mount table.
+side_runc() {
+	[ "${BRIG_VM:-0}" != 1 ] && command -v runc
+}
+
 # run_cmd CMD [ARGS...]: run CMD with stdin from /dev/null and set
 #   out, err   its stdout and stderr (trailing newlines removed)
 #   rc         its exit status (124 when it ran longer than TAP_TIMEOUT)
