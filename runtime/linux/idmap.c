@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "linux/mountinfo.h"
 #include "linux/mounts.h"
 #include "linux/syscalls.h"
 #include "linux/userns.h"
@@ -114,6 +115,27 @@ static void flags_releasep(struct brig_mount_flags *f)
 	brig_mount_flags_release(f);
 }
 
+/* Whether a mount of brig's namespace sits below @path (not on it). */
+static bool has_mounts_below(const char *path)
+{
+	_cleanup_free_ char *real = realpath(path, NULL), *line = NULL;
+	_cleanup_fclose_ FILE *f = NULL;
+	size_t cap = 0, len;
+	bool found = false;
+
+	if (!real)
+		return false; /* open_tree says why */
+	f = fopen("/proc/self/mountinfo", "re");
+	len = strcmp(real, "/") ? strlen(real) : 0;
+	while (f && !found && getline(&line, &cap, f) > 0) {
+		struct brig_mountinfo e;
+
+		found = brig_mountinfo_parse(line, &e) && !strncmp(e.mountpoint, real, len) &&
+		        e.mountpoint[len] == '/' && e.mountpoint[len + 1];
+	}
+	return found;
+}
+
 static int idmapped_tree(const struct brig_mount *m, const char *bundle, pid_t init,
                          struct brig_error *err)
 {
@@ -130,7 +152,16 @@ static int idmapped_tree(const struct brig_mount *m, const char *bundle, pid_t i
 	if (source[0] != '/')
 		source = abs = brig_xasprintf("%s/%s", bundle, source);
 	if (!brig_idmap_wanted(m)) {
-		/* a plain bind, opened here, as the host's root */
+		/* a plain bind, opened here, as the host's root; but what the
+		 * kernel refuses a user namespace, a bind without the mounts
+		 * below its source (they would uncover what they hide), is
+		 * refused here too, as the init would have had it refused */
+		if (!fl.rbind && has_mounts_below(source))
+			return brig_error_setp(
+			    err, EINVAL,
+			    "bind \"%s\": it has mounts below it, which a "
+			    "bind without rbind would uncover in a user namespace",
+			    source);
 		tree =
 		    open_tree(AT_FDCWD, source,
 		              OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (fl.rbind ? AT_RECURSIVE : 0));
