@@ -549,7 +549,8 @@ static int make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_
 			}
 		} else if (errno != EEXIST) {
 			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
-		} else if (!h->v2 && list_includes(h->name, "cpuset") && cpuset_init(path, err) < 0) {
+		} else if (!h->v2 && list_includes(h->name, "cpuset") &&
+		           cpuset_init(path, err) < 0) {
 			/* an existing parent left with empty cpus or mems (a pod
 			 * cgroup an engine made) takes no task, nor gives a child
 			 * any: filled from its own parent, top down, as runc does */
