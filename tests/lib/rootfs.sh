@@ -106,6 +106,23 @@ brig_file_bundle() {
 	}
 }
 
+# static_helper SUBPATH: the static test program tests/SUBPATH (it runs in
+# a busybox rootfs, where there is no libc), as `make check` built it, or
+# built here (gcc -static) when a file runs by hand: into $T inside a
+# test, tap.sh's state directory outside one.  Status 1 when neither
+# works (the tests that need it skip, saying so).
+static_helper() {
+	local built=$BRIG_BUILDDIR/tests/$1 out=${T:-${_tap_state:?source tests/lib/tap.sh first}}
+	if [ -x "$built" ] && ! LC_ALL=C ldd "$built" >/dev/null 2>&1; then
+		echo "$built"
+		return 0
+	fi
+	command -v gcc >/dev/null 2>&1 || return 1
+	out=$out/${1##*/}
+	gcc -std=gnu11 -static -O2 -o "$out" "$BRIG_SRCDIR/tests/$1.c" 2>/dev/null || return 1
+	echo "$out"
+}
+
 # bundle [DIR]: DIR (default $T/b) = a copy of $BUNDLE_TPL (brig_file_bundle).
 bundle() {
 	local dir=${1:-$T/b}

@@ -355,6 +355,16 @@ file_exists() {
 	[ -e "$1" ]
 }
 
+# wait_for FILE [TENTHS]: until FILE exists (default 10 s).
+wait_for() {
+	local i
+	for ((i = 0; i < ${2:-100}; i++)); do
+		[ -e "$1" ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # wait_exit PID SECS: wait for our background child PID for at most SECS
 # seconds; its exit status in $rc.  A child that hangs is killed (rc=124).
 wait_exit() {

@@ -56,21 +56,9 @@ command -v jq >/dev/null 2>&1 || skip_all "needs jq"
 # on it, with the test's $T/shared at /shared), with the two helpers in it.
 brig_file_rootfs
 
-# helper NAME: the static tests/security/NAME, built by `make check` or,
-# when run by hand, here (empty when neither works: the tests that need it
-# skip).
-helper() {
-	local built=$BRIG_BUILDDIR/tests/security/$1
-	if [ -x "$built" ] && ! LC_ALL=C ldd "$built" >/dev/null 2>&1; then
-		echo "$built"
-		return 0
-	fi
-	command -v gcc >/dev/null 2>&1 || return 1
-	# shellcheck disable=SC2154 # (tap.sh's state directory, gone at the end)
-	gcc -std=gnu11 -static -O2 -o "$_tap_state/$1" "$BRIG_SRCDIR/tests/security/$1.c" 2>/dev/null ||
-		return 1
-	echo "$_tap_state/$1"
-}
+# helper NAME: the static tests/security/NAME (empty when it cannot be
+# had: the tests that need it skip).
+helper() { static_helper "security/$1"; }
 
 HANDLE_ATTACKER=$(helper handle-attacker) && cp "$HANDLE_ATTACKER" "$ROOTFS/handle-attacker" ||
 	HANDLE_ATTACKER=

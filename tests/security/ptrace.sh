@@ -56,28 +56,7 @@ DOCKER_CAPS='["CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_
 	"CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE"]'
 
 # The attacker, statically linked: it runs in a busybox rootfs.
-attacker_path() {
-	local built=$BRIG_BUILDDIR/tests/security/ptrace-attacker
-	if [ -x "$built" ] && ! LC_ALL=C ldd "$built" >/dev/null 2>&1; then
-		echo "$built"
-		return 0
-	fi
-	# run by hand without `make check`: build it here
-	command -v gcc >/dev/null 2>&1 || return 1
-	gcc -static -O2 -o "$T/ptrace-attacker" "$BRIG_SRCDIR/tests/security/ptrace-attacker.c" ||
-		return 1
-	echo "$T/ptrace-attacker"
-}
-
-# wait_for FILE [TENTHS]: until FILE exists (default 10 s).
-wait_for() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+attacker_path() { static_helper security/ptrace-attacker; }
 
 # wait_stopped ID: until `state` says stopped (10 s).
 wait_stopped() {

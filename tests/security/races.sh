@@ -61,27 +61,7 @@ CANARIES="/proc/sys/kernel/core_pattern /proc/sys/net/ipv4/ip_forward"
 brig_file_bundle
 
 # The racer, statically linked: it runs in a busybox rootfs.
-racer_path() {
-	local built=$BRIG_BUILDDIR/tests/security/racer
-	if [ -x "$built" ] && ! LC_ALL=C ldd "$built" >/dev/null 2>&1; then
-		echo "$built"
-		return 0
-	fi
-	# run by hand without `make check`: build it here
-	command -v gcc >/dev/null 2>&1 || return 1
-	gcc -static -O2 -o "$T/racer" "$BRIG_SRCDIR/tests/security/racer.c" || return 1
-	echo "$T/racer"
-}
-
-# wait_for FILE [TENTHS]: until FILE exists (default 10 s).
-wait_for() {
-	local i
-	for ((i = 0; i < ${2:-100}; i++)); do
-		[ -e "$1" ] && return 0
-		sleep 0.1
-	done
-	return 1
-}
+racer_path() { static_helper security/racer; }
 
 # mounts PID: the mount table of PID's mount namespace as PID sees it
 # (paths inside its root; a mount outside it is not shown), one line per

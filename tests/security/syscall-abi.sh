@@ -42,17 +42,7 @@ brig_file_bundle
 PROFILE=$BRIG_SRCDIR/contrib/seccomp/default.json
 
 # The probe, statically linked: it runs in a busybox rootfs.
-probe_path() {
-	local built=$BRIG_BUILDDIR/tests/security/abi-probe
-	if [ -x "$built" ] && ! LC_ALL=C ldd "$built" >/dev/null 2>&1; then
-		echo "$built"
-		return 0
-	fi
-	# run by hand without `make check`: build it here
-	command -v gcc >/dev/null 2>&1 || return 1
-	gcc -static -O2 -o "$T/abi-probe" "$BRIG_SRCDIR/tests/security/abi-probe.c" || return 1
-	echo "$T/abi-probe"
-}
+probe_path() { static_helper security/abi-probe; }
 
 # The calls: getpid and a mkdir under /shared, through each ABI.
 CALLS=(x86_64:getpid i386:getpid x32:getpid
