@@ -380,7 +380,7 @@ __attribute__((noreturn)) static void joiner_main(struct exec_job *j,
 	}
 	close(TAKE_FD(j->initfd));
 	brig_log_silence();
-	if (brig_fds_shed(o->preserve_fds, j->sock[1], &err) < 0)
+	if (brig_fds_prepare(o->preserve_fds, &j->sock[1], 1, &err) < 0)
 		goto fail;
 	pid = brig_clone3(&ca);
 	if (pid < 0) {

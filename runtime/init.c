@@ -453,6 +453,18 @@ static int wait_for_start(int fifo, struct brig_error *err)
 	return 0;
 }
 
+/* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (brig kept
+ * $LISTEN_FDS only if it was meant for brig), else NULL. */
+static const char *listen_env(char *buf, size_t size)
+{
+	const char *n = getenv("LISTEN_FDS");
+
+	if (!n || !*n)
+		return NULL;
+	snprintf(buf, size, "LISTEN_FDS=%.16s", n);
+	return buf;
+}
+
 void brig_init_main(const struct brig_init_args *a)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
@@ -469,7 +481,7 @@ void brig_init_main(const struct brig_init_args *a)
 		goto fail;
 	/* HOME from the container's /etc/passwd when the config has none;
 	 * socket-activation fds are announced as runc does */
-	env = brig_exec_env(p, brig_listen_env(listen, sizeof(listen)));
+	env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
 	if (seccomp_when(a) == SECCOMP_BEFORE_READY && load_seccomp(a, &err) < 0)
 		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)

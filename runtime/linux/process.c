@@ -941,20 +941,10 @@ static unsigned long listen_count(void)
 	return n > 0 ? (unsigned long)n : 0;
 }
 
-const char *brig_listen_env(char *buf, size_t size)
-{
-	const char *n = getenv("LISTEN_FDS");
-
-	if (!n || !*n)
-		return NULL;
-	snprintf(buf, size, "LISTEN_FDS=%.16s", n);
-	return buf;
-}
-
 int brig_fds_check(unsigned int preserve, struct brig_error *err)
 {
 	unsigned long listen = listen_count(), base = 3 + listen;
-	long end = caller_fds_end < 3 ? 3 : caller_fds_end;
+	long end = brig_fds_caller_end();
 
 	if (base + preserve > INT_MAX)
 		return brig_error_set(err, "too many fds to preserve: %lu", base + preserve - 3);
@@ -965,21 +955,6 @@ int brig_fds_check(unsigned int preserve, struct brig_error *err)
 	if ((long)(base + preserve) > end)
 		return brig_error_setp(err, EBADF, "unable to stat preserved-fd %ld (of %u)",
 		                       end - (long)base, preserve);
-	return 0;
-}
-
-int brig_fds_shed(unsigned int preserve, int sock, struct brig_error *err)
-{
-	unsigned long keep = 3UL + listen_count() + preserve;
-
-	/* brig's own fds are past the caller's (brig_fds_check) */
-	if (sock < (long)keep)
-		return brig_error_set(err, "fd %d is among the caller's", sock);
-	if ((unsigned long)sock > keep &&
-	    close_range((unsigned int)keep, (unsigned)sock - 1, 0) < 0)
-		return brig_error_setp(err, errno, "close_range \"%lu\"", keep);
-	if (close_range((unsigned)sock + 1, ~0U, 0) < 0)
-		return brig_error_setp(err, errno, "close_range \"%d\"", sock + 1);
 	return 0;
 }
 

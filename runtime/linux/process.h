@@ -105,11 +105,6 @@ unsigned int brig_listen_fds(void);
 int brig_join_session_keyring(int procfd, const char *label, const char *id,
                               struct brig_error *err);
 
-/* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (after
- * brig_listen_fds() kept $LISTEN_FDS: it was meant for brig), else NULL;
- * @buf holds it. */
-const char *brig_listen_env(char *buf, size_t size);
-
 /*
  * First thing in main(), before brig opens anything: note which fds the
  * caller passed (those from 3 up to the first one that is not open).
@@ -133,17 +128,14 @@ int brig_fds_caller_end(void);
  */
 int brig_fds_check(unsigned int preserve, struct brig_error *err);
 
-/* Close every fd but 0-2, the caller's kept ones (as brig_fds_prepare()
- * keeps them) and @sock, which must be one of brig's own. */
-int brig_fds_shed(unsigned int preserve, int sock, struct brig_error *err);
-
 /*
  * Before execve: keep 0-2, the caller's socket-activation fds ($LISTEN_FDS,
  * from 3 on) and the @preserve fds after them, clearing close-on-exec on
  * those (brig_fds_check() made sure that they are the caller's); close
  * every other fd (close_range), whatever its flags, but the @n_spare (at
  * most 4) of @spare: brig's own, which stay until execve closes them (the
- * init's sync socket and exec fifo report a failing startContainer hook).
+ * init's sync socket and exec fifo report a failing startContainer hook;
+ * exec's joiner keeps its socket for the process it forks).
  */
 int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,
                      struct brig_error *err);
