@@ -591,18 +591,24 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	return 0;
 }
 
-/* The process the joiner forked: its pidfd and pid; the joiner reaped. */
-static int receive_process(struct exec_job *j, struct brig_error *err)
+/* Wait for the child behind @pidfd (one of brig's) to end, and close it. */
+static void reap(int *pidfd)
 {
 	siginfo_t si;
 
+	while (waitid(P_PIDFD, (id_t)*pidfd, &si, WEXITED) < 0 && errno == EINTR)
+		;
+	close(TAKE_FD(*pidfd));
+}
+
+/* The process the joiner forked: its pidfd and pid; the joiner reaped. */
+static int receive_process(struct exec_job *j, struct brig_error *err)
+{
 	j->pidfd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_PIDFD, "exec process", err);
 	if (j->pidfd < 0)
 		return -1;
 	j->pid = brig_pidfd_pid(j->pidfd);
-	while (waitid(P_PIDFD, (id_t)j->jpidfd, &si, WEXITED) < 0 && errno == EINTR)
-		;
-	close(TAKE_FD(j->jpidfd));
+	reap(&j->jpidfd);
 	if (j->pid <= 0)
 		return brig_error_setp(err, errno, "the exec process's pid");
 	return 0;
@@ -612,14 +618,13 @@ static int receive_process(struct exec_job *j, struct brig_error *err)
  * still there, killed and reaped. */
 static void abort_spawn(struct exec_job *j)
 {
-	for (int *fd = &j->pidfd; fd; fd = fd == &j->pidfd ? &j->jpidfd : NULL) {
-		siginfo_t si;
-
-		if (*fd < 0)
-			continue;
-		pidfd_send_signal(*fd, SIGKILL, NULL, 0);
-		while (waitid(P_PIDFD, (id_t)*fd, &si, WEXITED) < 0 && errno == EINTR)
-			;
+	if (j->pidfd >= 0) {
+		pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0);
+		reap(&j->pidfd);
+	}
+	if (j->jpidfd >= 0) {
+		pidfd_send_signal(j->jpidfd, SIGKILL, NULL, 0);
+		reap(&j->jpidfd);
 	}
 }
 
