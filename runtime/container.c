@@ -832,12 +832,11 @@ static int signal_cgroup(const struct brig_state *s, int sig, bool *done, struct
 	struct brig_cgroup cg = BRIG_CGROUP_INIT;
 	int r = brig_cgroup_from_state(s, &cg, err);
 
-	if (r == 0 && brig_cgroup_owned(&cg)) {
+	if (r == 0)
 		r = brig_cgroup_signal(&cg, sig, err);
-		*done = true;
-	}
+	*done = r == 0;
 	brig_cgroup_release(&cg);
-	return r;
+	return r < 0 ? -1 : 0;
 }
 
 int brig_container_kill(const struct brig_context *ctx, const char *id, int sig, bool all,

@@ -1033,11 +1033,6 @@ static const struct brig_cg_hier *signal_hier(const struct brig_cgroup *cg)
 	return owned(cg, h) ? h : NULL;
 }
 
-bool brig_cgroup_owned(const struct brig_cgroup *cg)
-{
-	return signal_hier(cg) != NULL;
-}
-
 int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, struct brig_error *err)
 {
 	const struct brig_cg_hier *h = procs_hier(cg);
@@ -1061,7 +1056,7 @@ int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error 
 	int r;
 
 	if (!h)
-		return brig_error_set(err, "the container's cgroup was not made by brig");
+		return 1;
 	if (freeze && brig_cgroup_freeze(cg, true, err) < 0)
 		return -1;
 	r = brig_cg_read_pids(h, &pids, &n, err);

@@ -156,12 +156,10 @@ int brig_cgroup_update(const struct brig_cgroup *cg, const struct brig_resources
 /* Every process in the container's cgroup, sorted. */
 int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, struct brig_error *err);
 
-/* Whether brig made the container's cgroup (in some hierarchy) for it:
- * only such a cgroup is ever signalled or drained. */
-bool brig_cgroup_owned(const struct brig_cgroup *cg);
-
 /* Signal every process of the cgroup; frozen meanwhile, so that none
- * forks past the signal.  An error when !brig_cgroup_owned(). */
+ * forks past the signal.  Only a cgroup brig made for the container (in
+ * some hierarchy) is ever signalled or drained: 1, and nothing sent, for
+ * one that existed before. */
 int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err);
 
 /* pause / resume, and whether the cgroup is frozen now. */
