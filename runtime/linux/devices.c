@@ -165,8 +165,6 @@ static int dir_cache_get(struct dir_cache *c, int rootfd, const char *dir, struc
 {
 	int fd;
 
-	uint64_t id;
-
 	if (c->fd >= 0 && !strcmp(c->path, dir))
 		return c->fd;
 	fd = brig_mkpath_on_mounts(rootfd, dir, BRIG_MKPATH_DIR, c->own, c->n_own, err);
@@ -177,10 +175,7 @@ static int dir_cache_get(struct dir_cache *c, int rootfd, const char *dir, struc
 		close(c->fd);
 	c->path = brig_xstrdup(dir);
 	c->fd = fd;
-	id = brig_mnt_id(fd);
-	c->own_dir = false;
-	for (size_t i = 0; id && i < c->n_own; i++)
-		c->own_dir |= c->own[i] == id;
+	c->own_dir = brig_mnt_id_in(fd, c->own, c->n_own);
 	return fd;
 }
 

@@ -55,18 +55,20 @@ uint64_t brig_mnt_id(int fd)
 	return stx.stx_mnt_id;
 }
 
+bool brig_mnt_id_in(int fd, const uint64_t *ids, size_t n)
+{
+	uint64_t id = brig_mnt_id(fd);
+
+	for (size_t i = 0; id && i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
 /* Whether @dirfd is on one of the mounts @g allows. */
 static bool guard_allows(const struct mnt_guard *g, int dirfd)
 {
-	uint64_t id;
-
-	if (!g)
-		return true;
-	id = brig_mnt_id(dirfd);
-	for (size_t i = 0; id && i < g->n; i++)
-		if (g->ids[i] == id)
-			return true;
-	return false;
+	return !g || brig_mnt_id_in(dirfd, g->ids, g->n);
 }
 
 /*

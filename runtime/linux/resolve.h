@@ -56,5 +56,7 @@ char *brig_path_clean(const char *path);
 
 /* The id of the mount @fd is on (statx STATX_MNT_ID), 0 if unknown. */
 uint64_t brig_mnt_id(int fd);
+/* Whether @fd is on one of the mounts @ids (never when unknown). */
+bool brig_mnt_id_in(int fd, const uint64_t *ids, size_t n);
 
 #endif
