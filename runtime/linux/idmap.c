@@ -21,39 +21,26 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 
-bool brig_idmap_wanted(const struct brig_mount *m)
-{
-	struct brig_mount_flags fl;
-	struct brig_error ignored = BRIG_ERROR_INIT;
-	bool bind, wanted;
-
-	if (brig_mount_flags_parse(m->options, m->n_options, &fl, &ignored) < 0) {
-		brig_error_release(&ignored);
-		return false;
-	}
-	bind = fl.bind || fl.rbind || (m->type && !strcmp(m->type, "bind"));
-	wanted = bind && (fl.idmap || fl.ridmap || m->n_uid_mappings || m->n_gid_mappings);
-	brig_mount_flags_release(&fl);
-	return wanted;
-}
-
 bool brig_idmap_premade(const struct brig_mount *m, bool binds)
 {
 	struct brig_mount_flags fl;
 	struct brig_error ignored = BRIG_ERROR_INIT;
-	bool bind;
+	bool bind, premade;
 
-	if (brig_idmap_wanted(m))
-		return true;
-	if (!binds)
-		return false;
 	if (brig_mount_flags_parse(m->options, m->n_options, &fl, &ignored) < 0) {
 		brig_error_release(&ignored);
 		return false;
 	}
 	bind = fl.bind || fl.rbind || (m->type && !strcmp(m->type, "bind"));
+	premade =
+	    bind && (binds || fl.idmap || fl.ridmap || m->n_uid_mappings || m->n_gid_mappings);
 	brig_mount_flags_release(&fl);
-	return bind;
+	return premade;
+}
+
+bool brig_idmap_wanted(const struct brig_mount *m)
+{
+	return brig_idmap_premade(m, false);
 }
 
 size_t brig_idmap_count(const struct brig_config *cfg, bool binds)
