@@ -256,7 +256,7 @@ static int load_seccomp(struct exec_job *j, struct brig_error *err)
 	return brig_sync_send_fd(j->sock[1], BRIG_SYNC_SECCOMP_FD, notify_fd, err);
 }
 
-static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char **path,
+static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char **path, char ***env,
                        struct brig_error *err)
 {
 	const struct brig_process *p = &j->proc;
@@ -289,6 +289,11 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	    brig_apparmor_set_exec(procfd, p->apparmor_profile, err) < 0 ||
 	    brig_selinux_set_exec(procfd, p->selinux_label, err) < 0)
 		return -1;
+	/* HOME from the container's /etc/passwd, read before a filter may
+	 * deny what the reading takes (openat2); $LISTEN_FDS fds are kept
+	 * but not announced: LISTEN_PID=1 would name the init, not this
+	 * process (runc's exec announces nothing either) */
+	*env = brig_exec_env(p, NULL);
 	/* the container's filter: before the capabilities go when it needs
 	 * CAP_SYS_ADMIN to load (no no_new_privs), else last of all (or
 	 * before READY when its notify fd must reach brig) */
@@ -307,7 +312,7 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	const struct brig_process *p = &j->proc;
-	char *path = NULL, **env;
+	char *path = NULL, **env = NULL;
 	int self;
 
 	/* first, brig learns who runs: its own pidfd (the joiner made it) */
@@ -320,13 +325,10 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 	if (brig_sync_send_fd(j->sock[1], BRIG_SYNC_PIDFD, self, &err) < 0)
 		_exit(1);
 	close(self);
-	if (child_setup(j, o, &path, &err) < 0) {
+	if (child_setup(j, o, &path, &env, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
 	}
-	/* $LISTEN_FDS fds are kept but not announced: LISTEN_PID=1 would name
-	 * the init, not this process (runc's exec announces nothing either) */
-	env = brig_exec_env(p, NULL);
 	if (j->seccomp.insns && j->seccomp.notify && p->no_new_privileges &&
 	    load_seccomp(j, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);

@@ -347,7 +347,20 @@ static int receive_idmapped(const struct brig_init_args *a, int **fds, struct br
 	return 0;
 }
 
-static int setup(const struct brig_init_args *a, char **exec_path, struct brig_error *err)
+/* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (brig kept
+ * $LISTEN_FDS only if it was meant for brig), else NULL. */
+static const char *listen_env(char *buf, size_t size)
+{
+	const char *n = getenv("LISTEN_FDS");
+
+	if (!n || !*n)
+		return NULL;
+	snprintf(buf, size, "LISTEN_FDS=%.16s", n);
+	return buf;
+}
+
+static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_env,
+                 struct brig_error *err)
 {
 	const struct brig_config *cfg = a->cfg;
 	const struct brig_linux *lx = cfg->linux;
@@ -356,7 +369,8 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	_cleanup_close_ int rootfd = -1;
 	_cleanup_close_ int procfd = -1;
 	_cleanup_close_ int devnull = -1;
-	int *idmapped = NULL; /* kept open until execve closes them */
+	int *idmapped = NULL;   /* kept open until execve closes them */
+	static char listen[32]; /* in *exec_env */
 	_cleanup_(brig_mounted_release) struct brig_mounted mounted = { 0 };
 
 	/* first, into the v1 cgroups brig opened for it (after MAPS_DONE, so
@@ -427,8 +441,13 @@ static int setup(const struct brig_init_args *a, char **exec_path, struct brig_e
 	    brig_apply_personality(a->plan, err) < 0 || brig_apply_scheduler(p, a->plan, err) < 0 ||
 	    brig_apply_ioprio(a->plan, err) < 0 ||
 	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
-	    set_exec_labels(procfd, p, err) < 0 ||
-	    (seccomp_when(a) == SECCOMP_BEFORE_CAPS && load_seccomp(a, err) < 0) ||
+	    set_exec_labels(procfd, p, err) < 0)
+		return -1;
+	/* HOME from the container's /etc/passwd when the config has none;
+	 * socket-activation fds are announced as runc does.  Read before the
+	 * filter, which may deny what the reading takes (openat2) */
+	*exec_env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
+	if ((seccomp_when(a) == SECCOMP_BEFORE_CAPS && load_seccomp(a, err) < 0) ||
 	    brig_apply_bounding(&a->plan->caps, err) < 0 ||
 	    brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0 ||
 	    brig_apply_capabilities(&a->plan->caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
@@ -453,23 +472,11 @@ static int wait_for_start(int fifo, struct brig_error *err)
 	return 0;
 }
 
-/* "LISTEN_FDS=<n>" when brig passes socket-activation fds on (brig kept
- * $LISTEN_FDS only if it was meant for brig), else NULL. */
-static const char *listen_env(char *buf, size_t size)
-{
-	const char *n = getenv("LISTEN_FDS");
-
-	if (!n || !*n)
-		return NULL;
-	snprintf(buf, size, "LISTEN_FDS=%.16s", n);
-	return buf;
-}
-
 void brig_init_main(const struct brig_init_args *a)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	const struct brig_process *p = a->cfg->process;
-	char *path = NULL, **env = NULL, listen[32];
+	char *path = NULL, **env = NULL;
 
 	/* a session of its own, as runc's init: a terminal's ^C reaches brig,
 	 * which forwards it once, never the container directly as well */
@@ -477,11 +484,8 @@ void brig_init_main(const struct brig_init_args *a)
 		brig_error_setp(&err, errno, "setsid");
 		goto fail;
 	}
-	if (setup(a, &path, &err) < 0)
+	if (setup(a, &path, &env, &err) < 0)
 		goto fail;
-	/* HOME from the container's /etc/passwd when the config has none;
-	 * socket-activation fds are announced as runc does */
-	env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
 	if (seccomp_when(a) == SECCOMP_BEFORE_READY && load_seccomp(a, &err) < 0)
 		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)

@@ -8,12 +8,14 @@
 #include "linux/process.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
 #include <linux/capability.h>
 #include <linux/keyctl.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -963,6 +966,45 @@ static int cmp_int(const void *a, const void *b)
 	return *(const int *)a - *(const int *)b;
 }
 
+/*
+ * Every fd from @from to @to closed.  close_range first; where a seccomp
+ * filter of the container (loaded before this when noNewPrivileges is
+ * false) denies it or the kernel lacks it, each open fd that
+ * /proc/self/fd lists, and without a /proc every fd up to the hard
+ * RLIMIT_NOFILE: brig's own work never depends on what the filter allows.
+ */
+static int close_from(unsigned int from, unsigned int to)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct statfs sfs;
+	struct rlimit rl;
+	struct dirent *de;
+
+	if (close_range(from, to, 0) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+	d = opendir("/proc/self/fd");
+	/* the container's /proc: it counts only if it is a procfs */
+	if (d && fstatfs(dirfd(d), &sfs) == 0 && sfs.f_type == PROC_SUPER_MAGIC) {
+		while ((de = readdir(d))) {
+			char *end;
+			unsigned long fd = strtoul(de->d_name, &end, 10);
+
+			if (*end || !isdigit((unsigned char)de->d_name[0]) || fd < from ||
+			    fd > to || (int)fd == dirfd(d))
+				continue;
+			close((int)fd);
+		}
+		return 0;
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return -1;
+	for (unsigned long fd = from; fd <= to && fd < rl.rlim_max; fd++)
+		close((int)fd);
+	return 0;
+}
+
 int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,
                      struct brig_error *err)
 {
@@ -993,12 +1035,12 @@ int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,
 
 		if (sorted[i] < (int)keep || fcntl(sorted[i], F_SETFD, FD_CLOEXEC) < 0)
 			return brig_error_set(err, "fd %d cannot be spared", sorted[i]);
-		if (fd > from && close_range(from, fd - 1, 0) < 0)
+		if (fd > from && close_from(from, fd - 1) < 0)
 			return brig_error_setp(err, errno, "close_range \"%u\"", from);
 		if (fd >= from)
 			from = fd + 1;
 	}
-	if (close_range(from, ~0U, 0) < 0)
+	if (close_from(from, ~0U) < 0)
 		return brig_error_setp(err, errno, "close_range \"%u\"", from);
 	return 0;
 }

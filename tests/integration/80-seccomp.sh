@@ -396,6 +396,47 @@ t_enosys_newer_calls() {
 	assert_eq "$out" "$want" "what the calls return under runc ($runc)"
 }
 
+# A profile that denies, with EPERM, calls brig's own work could use after
+# the filter is loaded: openat2, close_range and faccessat2.  The profile
+# names them, so no ENOSYS answer of the stub above applies.  With
+# noNewPrivileges false the filter goes on before the capabilities drop,
+# so brig's user switch, PATH lookup and fd closing all run under it.
+DENY_NEWER='.syscalls |= map(.names -= ["openat2", "close_range", "faccessat2"])
+	| .syscalls += [{"names": ["openat2", "close_range", "faccessat2"],
+		"action": "SCMP_ACT_ERRNO", "errnoRet": 1}]'
+
+# brig's work after the filter does not depend on what it allows: the
+# container runs as its user, with HOME from /etc/passwd, found on $PATH,
+# and without the fd 5 its caller did not preserve; run, and create +
+# start, under brig; the same bundle under runc sees the same.  (Before
+# the fix the init died after start: `start` said nothing.)
+t_brig_work_after_filter() {
+	local runc want script='id -u; echo "$HOME"; ls /proc/self/fd | tr "\n" " "'
+	bundle || return
+	echo 'u:x:1000:1000::/home/u:/bin/sh' >>"$T/b/rootfs/etc/passwd"
+	want=$'1000\n/home/u\n0 1 2 3 '
+	brig_bundle_edit "$T/b" '.process.args = ["sh", "-c", $script] | .process.env = ["PATH=/bin"]
+		| .process.user = {uid: 1000, gid: 1000} | .process.noNewPrivileges = false
+		| .linux.seccomp = $sc' --arg script "$script" --argjson sc "$(profile "$DENY_NEWER")" ||
+		fail "jq" || return
+	{ br run --bundle "$T/b" c1; } 5</dev/null
+	assert_rc 0
+	assert_eq "$out" "$want" "under brig run"
+	assert_eq "$err" ""
+	delete_at_end c2
+	"$BRIG" --root "$T/root" create --bundle "$T/b" c2 </dev/null >"$T/c2.out" 2>"$T/c2.err"
+	assert_eq "$?" 0 "exit status of create" || return
+	br start c2
+	assert_rc 0
+	assert_eq "$err" "" "start's stderr"
+	wait_until 5 is_status c2 stopped || fail "still $(state_field c2 status)"
+	assert_eq "$(cat "$T/c2.out")" "$want" "under create + start"
+	runc=$(side_runc) || return 0
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+	{ run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" "r$RANDOM"; } 5</dev/null
+	assert_eq "$out" "$want" "under runc ($runc)"
+}
+
 t_create_start() {
 	local nnp
 	bundle || return
@@ -594,6 +635,7 @@ tap_test "notify: create hands the fd over" t_notify_create
 tap_test "notify: no listener, sendmsg, default action" t_notify_errors
 tap_test "notify: exec hands its own filter's fd to the listener" t_notify_exec
 tap_test "calls newer than the profile get ENOSYS, as under runc" t_enosys_newer_calls
+tap_test "brig's own work after the filter does not depend on it, as under runc" t_brig_work_after_filter
 tap_test "compiled filters are cached under the state root" t_cache
 tap_test "features: linux.seccomp" t_features
 tap_done
