@@ -553,11 +553,21 @@ static int record_state(struct create_job *j, const struct brig_create_opts *o,
 }
 
 /*
- * run: the poststart hooks, once the container's process runs (the init
- * closes its end of the socket right before execve).  An init that failed
- * on the way (a startContainer hook) said so first, and printed why: the
- * foreground run reports its exit status, as without poststart hooks.
+ * run: the init failed after READY, before execve, and said why on the
+ * socket (init.c: late_failure); it exits by itself right after, and is
+ * killed if it has not within a second.  run fails with its reason and
+ * status 1, in the foreground too (runc's status for an execve that fails).
  */
+static void run_late_failure(struct create_job *j)
+{
+	struct pollfd p = { .fd = j->pidfd, .events = POLLIN };
+
+	if (poll(&p, 1, 1000) <= 0)
+		pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0);
+	waitpid(j->pid, NULL, 0);
+}
+
+/* run: the poststart hooks, once the container's process runs. */
 static int run_poststart(struct create_job *j, const char *id, struct brig_error *err)
 {
 	const struct brig_hooks *h = &j->bundle.config->hooks;
@@ -565,10 +575,6 @@ static int run_poststart(struct create_job *j, const char *id, struct brig_error
 
 	if (!brig_hooks_has(h, BRIG_HOOK_POSTSTART))
 		return 0;
-	if (brig_sync_expect_eof(j->sock[0], "container init", err) < 0) {
-		brig_error_release(err);
-		return 0;
-	}
 	job_state(j, id, &s);
 	return brig_hooks_run_stage(h, BRIG_HOOK_POSTSTART, &s, BRIG_STATUS_RUNNING, err);
 }
@@ -654,6 +660,16 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto fail;
 	/* from here on the container lives on its own: let others at it */
 	brig_entry_release(&j.entry);
+	/* the init's end of the socket closes at execve */
+	if (o->run && brig_sync_expect_eof(j.sock[0], "container init", err) < 0) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+
+		run_late_failure(&j);
+		if (!o->keep)
+			brig_container_delete(ctx, o->id, true, &ignored);
+		brig_error_release(&ignored);
+		goto out;
+	}
 	if (o->run && run_poststart(&j, o->id, err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
@@ -706,24 +722,36 @@ int brig_open_init(const struct brig_state *s)
 static int kill_and_wait(int pidfd, struct brig_error *err);
 
 /*
- * start: the poststart hooks, once the container's process runs.  @watch
- * reads exec.fifo: it hangs up when the last writer is gone, the init's
- * own fd, closed right before execve or at its death; the init writes a
- * byte first when a startContainer hook failed (and the byte `brig start`
- * wrote is still there when it died before reading it).
+ * start: wait for the container's process, then run the poststart hooks.
+ * @watch reads exec.fifo: it hangs up when the last writer is gone, the
+ * init's own fd, closed right before execve or at its death.  An init that
+ * failed before execve wrote "!" and why first (init.c: late_failure); the
+ * byte `brig start` wrote is still there when it died before reading it.
+ * runc's start waits for the execve the same way; brig also fails when the
+ * process never ran, so that its caller knows (and its --log says why).
  */
-static int start_poststart(const struct brig_state *s, int watch, int pidfd, struct brig_error *err)
+static int start_wait(const struct brig_state *s, int watch, int pidfd, struct brig_error *err)
 {
 	struct pollfd p = { .fd = watch }; /* POLLHUP only */
 	struct brig_error ignored = BRIG_ERROR_INIT;
-	char c;
+	char buf[PIPE_BUF + 1];
+	ssize_t n;
 
 	while (poll(&p, 1, -1) < 0)
 		if (errno != EINTR)
 			return brig_error_setp(err, errno, "poll");
-	if (read(watch, &c, 1) == 1)
-		return 0; /* nothing runs: no poststart */
-	if (brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTART, s, BRIG_STATUS_RUNNING, err) == 0)
+	n = read(watch, buf, sizeof(buf) - 1);
+	if (n > 1 && buf[0] == '!') {
+		buf[n] = '\0';
+		return brig_error_set(err, "%s", buf + 1);
+	}
+	if (n > 0)
+		return brig_error_set(err,
+		                      "container \"%s\": its init died before it started the "
+		                      "process",
+		                      s->id);
+	if (pidfd < 0 ||
+	    brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTART, s, BRIG_STATUS_RUNNING, err) == 0)
 		return 0;
 	/* spec 1.3: the container fails with its poststart hook */
 	kill_and_wait(pidfd, &ignored);
@@ -762,14 +790,12 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		               brig_status_name(status));
 		goto out;
 	}
-	if (brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART)) {
-		/* opened first: a reader of its own sees the writers go */
-		watch = openat(e.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		pidfd = brig_open_init(s);
-		if (watch < 0 || pidfd < 0) {
-			brig_error_setp(err, errno, "start container \"%s\"", id);
-			goto out;
-		}
+	/* opened first: a reader of its own sees the writers go */
+	watch = openat(e.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (watch < 0 ||
+	    (brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART) && (pidfd = brig_open_init(s)) < 0)) {
+		brig_error_setp(err, errno, "start container \"%s\"", id);
+		goto out;
 	}
 	fifo = openat(e.dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fifo < 0 || write(fifo, "0", 1) != 1) {
@@ -780,10 +806,10 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 	unlinkat(e.dirfd, EXEC_FIFO, 0);
 	s->status = BRIG_STATUS_RUNNING;
 	r = brig_entry_save(&e, s, err);
-	if (r == 0 && watch >= 0) {
+	if (r == 0) {
 		/* hooks may ask brig about the container: unlocked */
 		brig_entry_release(&e);
-		r = start_poststart(s, watch, pidfd, err);
+		r = start_wait(s, watch, pidfd, err);
 	}
 out:
 	brig_state_free(s);

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,22 +301,30 @@ static int terminal_setup(const struct brig_init_args *a, int rootfd, int procfd
 }
 
 /*
- * A startContainer hook failed: whoever waits for the end of the init's
- * fds to run poststart hooks (`brig start` on exec.fifo, `brig run` on the
- * socket) learns that this end is an exit, not an execve, before it comes.
+ * The init fails after READY, before execve: whoever waits for the end of
+ * its fds (`brig start` on exec.fifo, `brig run` on the socket) learns that
+ * this end is an exit, not an execve, and why: it fails in turn, and says
+ * so on its stderr and in its --log.  The container's stderr hears it too
+ * after a start (an engine's log of the container), not after a run, whose
+ * stderr is brig's own.  One write into the fifo: a message under
+ * PIPE_BUF arrives whole.
  */
-static void start_hooks_failed(const struct brig_init_args *a, const struct brig_error *err)
+static void late_failure(const struct brig_init_args *a, const struct brig_error *err)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
 	if (a->fifo_fd >= 0) {
-		ssize_t n = write(a->fifo_fd, "!", 1);
+		char buf[PIPE_BUF];
+		int n = snprintf(buf, sizeof(buf), "!%s", err->msg);
+		ssize_t w =
+		    write(a->fifo_fd, buf, n < (int)sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 
-		(void)n; /* (without it, the poststart hooks run on a dead init) */
-	} else {
-		brig_sync_send(a->sync_fd, BRIG_SYNC_ERROR, err->msg, &ignored);
-		brig_error_release(&ignored);
+		(void)w; /* (without it, the poststart hooks run on a dead init) */
+	} else if (brig_sync_send(a->sync_fd, BRIG_SYNC_ERROR, err->msg, &ignored) == 0) {
+		return;
 	}
+	brig_error_release(&ignored);
+	dprintf(STDERR_FILENO, "brig: %s\n", err->msg);
 }
 
 static int set_nondumpable(struct brig_error *err)
@@ -509,10 +518,8 @@ void brig_init_main(const struct brig_init_args *a)
 	if (seccomp_when(a) == SECCOMP_BEFORE_EXEC && brig_seccomp_load(a->seccomp, &err) < 0)
 		goto late_fail;
 	/* in the container, its user and mount namespace, before its process */
-	if (run_hooks(a, BRIG_HOOK_START_CONTAINER, BRIG_STATUS_CREATED, &err) < 0) {
-		start_hooks_failed(a, &err);
+	if (run_hooks(a, BRIG_HOOK_START_CONTAINER, BRIG_STATUS_CREATED, &err) < 0)
 		goto late_fail;
-	}
 	execve(path, (char *const *)p->args, env);
 	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);
 	goto late_fail;
@@ -521,7 +528,6 @@ fail:
 	brig_sync_send(a->sync_fd, BRIG_SYNC_ERROR, err.msg, &err);
 	_exit(1);
 late_fail:
-	/* after READY nobody listens on the socket: the container's stderr */
-	dprintf(STDERR_FILENO, "brig: %s\n", err.msg);
+	late_failure(a, &err);
 	_exit(err.errnum == ENOENT ? 127 : 126);
 }

@@ -182,6 +182,11 @@ int brig_sync_expect_eof(int fd, const char *who, struct brig_error *err)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return brig_error_setp(err, errno, "%s: waiting for end-of-file", who);
+	if (n > (ssize_t)offsetof(struct sync_msg, text) && m.magic == SYNC_MAGIC &&
+	    m.step == BRIG_SYNC_ERROR) {
+		((char *)&m)[n < (ssize_t)sizeof(m) ? n : (ssize_t)sizeof(m) - 1] = '\0';
+		return brig_error_set(err, "%s", m.text);
+	}
 	if (n > 0)
 		return brig_error_set(err, "%s: expected end-of-file, got a message", who);
 	return 0;

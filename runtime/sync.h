@@ -100,7 +100,8 @@ int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, stru
 int brig_sync_expect_text(int fd, enum brig_sync_step expected, const char *who, char *text,
                           size_t size, struct brig_error *err);
 
-/* Wait for the peer to close its end (a message instead is an error). */
+/* Wait for the peer to close its end; a message instead is an error: an
+ * ERROR's own text, else a protocol error. */
 int brig_sync_expect_eof(int fd, const char *who, struct brig_error *err);
 
 /* Wait for @expected, which carries a file descriptor: return it

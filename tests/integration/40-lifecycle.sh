@@ -644,6 +644,46 @@ t_error_exec_permission() {
 	expect_error 'brig: exec: "/etc/passwd": permission denied'
 }
 
+# An execve that fails after the start: a file that passes the PATH lookup
+# but is no program (ENOEXEC).  The process never runs, and brig says so
+# where its caller sees it: start, run and run --detach fail with the
+# reason, on stderr and in --log; after a start the container's stderr has
+# it too, and the container is stopped; after a run it is gone.  runc 1.1.5
+# on the same bundle: run exits 1 (checked here); its start and run
+# --detach exit 0, and only the container's stderr knows.
+t_error_exec_late() { # create|run|run-detach
+	local want='brig: exec "/shared/bad": Exec format error' runc
+	mkbundle . /shared/bad
+	printf 'garbage\n' >"$T/shared/bad" && chmod 755 "$T/shared/bad"
+	case $1 in
+	create)
+		delete_at_end c1
+		"$BRIG" --root "$T/root" create --bundle "$T/b" c1 </dev/null >/dev/null 2>"$T/cerr"
+		assert_eq "$?" 0 "exit status of create" || return
+		brig --root "$T/root" --log "$T/log" start c1
+		assert_rc 1
+		assert_err_line "$want"
+		assert_eq "$(cat "$T/cerr")" "$want" "the container's stderr"
+		assert_match "$(cat "$T/log")" 'Exec format error' "start's --log"
+		wait_until 5 is_status c1 stopped || fail "still $(state_field c1 status)"
+		br delete c1
+		assert_rc 0
+		;;
+	run | run-detach)
+		br run ${1#run} --bundle "$T/b" c1
+		assert_rc 1
+		assert_err_line "$want"
+		;;
+	esac
+	assert_empty_dir "$T/root"
+	[ "$1" = run ] || return 0
+	runc=$(side_runc) || return 0
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+	run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" "r$RANDOM"
+	assert_rc 1
+	assert_match "$err" 'exec format error' "runc's stderr"
+}
+
 t_error_exec_directory() {
 	mkbundle . /bin
 	expect_error 'brig: exec: "/bin": is a directory'
@@ -745,5 +785,8 @@ tap_test "command not in \$PATH: create fails, nothing left" t_error_exec_not_fo
 tap_test "absolute command missing: create fails, nothing left" t_error_exec_absolute_not_found
 tap_test "command not executable: permission denied, nothing left" t_error_exec_permission
 tap_test "command is a directory: create fails, nothing left" t_error_exec_directory
+tap_test "an execve that fails after start: start fails and says why" t_error_exec_late create
+tap_test "an execve that fails after start: run fails and says why, as runc's" t_error_exec_late run
+tap_test "an execve that fails after start: run --detach fails and says why" t_error_exec_late run-detach
 
 tap_done

@@ -323,7 +323,10 @@ t_create_hook_fails() { # STAGE create|run
 }
 
 # A failing startContainer hook: the init exits non-zero before the
-# container's process runs, saying why on the container's stderr.
+# container's process runs.  start (or run) fails with the hook's reason,
+# so that the caller knows; after a start the container's stderr has the
+# line too (an engine's log of the container).  runc 1.1.5's start exits 0
+# here: the issue asks for a status a caller can see.
 t_start_container_fails() { # create|run
 	local ctr_err
 	hooks_bundle "$(hooks startContainer "$(ctr_sh_hook 'echo nope >&2; exit 4')" \
@@ -333,7 +336,9 @@ t_start_container_fails() { # create|run
 		"$BRIG" --root "$T/root" create --bundle "$T/b" c1 2>"$T/cerr"
 		assert_eq "$?" 0 "exit status of create"
 		br start c1
-		assert_rc 0
+		assert_rc 1
+		assert_err_line "brig: startContainer hook #0 \"/bin/sh\": exited with status 4, stderr: nope"
+		# (the init closed its fds on its way out: it may not be dead yet)
 		wait_until 5 is_status c1 stopped || fail "still $(state_field c1 status)"
 		ctr_err=$(cat "$T/cerr")
 		br delete c1
@@ -373,7 +378,8 @@ echo nope >&2; exit 5' 5)" \
 	assert_err_line "brig: poststart hook #0 \"/bin/sh\": exited with status 5, stderr: nope"
 	assert_file "$T/shared/ran"
 	if [ "$1" = create ]; then
-		assert_eq "$(state_field c1 status)" stopped "status after the failed start"
+		# (the init closed its fds on its way out: it may not be dead yet)
+		wait_until 5 is_status c1 stopped || fail "still $(state_field c1 status)"
 		! alive "$pid" || fail "the container's process is alive"
 		assert_no_file "$T/shared/poststop.state"
 		br delete c1
