@@ -14,7 +14,9 @@ const struct brig_command brig_cmd_start = {
 	.args_usage = "<container-id>",
 	.summary = "executes the user defined process in a created container",
 	.description = "   Release the process of a created container: it executes the user\n   "
-	               "process of config.json.",
+	               "process of config.json.  start returns once it runs, and fails, saying\n   "
+	               "why, when the init could not execute it (a startContainer hook or the\n   "
+	               "execve failed).",
 
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,
