@@ -28,6 +28,7 @@
 #include "init.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
+#include "linux/mounts.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/seccomp.h"
@@ -184,6 +185,8 @@ struct create_job {
 	struct brig_entry entry;
 	struct brig_cgroup cg;
 	char *rootfs;
+	uint64_t mntns;        /* no mount namespace: the caller's (an inode) */
+	uint64_t rootfs_below; /* and the mount at rootfs before the init's bind */
 	int fifo;
 	int sock[2];
 	int pidfd;
@@ -234,6 +237,25 @@ static void job_state(const struct create_job *j, const char *id, struct brig_st
 /* Undo a create that failed after the claim: no process, no state dir.
  * A container that existed is destroyed, so its poststop hooks run
  * (runtime-spec lifecycle, steps 12 and 13). */
+/*
+ * No mount namespace in config.json: the init binds the rootfs and mounts
+ * in the caller's mount namespace, as runc does, and the mount that was at
+ * the rootfs before is noted, for delete to go back to (and undo what a
+ * failed create left).
+ */
+static int shared_mntns(struct create_job *j, struct brig_error *err)
+{
+	if (j->ns.is_new[BRIG_NS_MOUNT] || j->ns.join_fd[BRIG_NS_MOUNT] >= 0)
+		return 0;
+	j->rootfs_below = brig_rootfs_below(j->rootfs);
+	if (!j->rootfs_below)
+		return brig_error_setp(err, errno, "statx \"%s\"", j->rootfs);
+	j->mntns = brig_mntns();
+	if (!j->mntns)
+		return brig_error_setp(err, errno, "stat /proc/self/ns/mnt");
+	return 0;
+}
+
 static void job_abort(struct create_job *j)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
@@ -248,6 +270,8 @@ static void job_abort(struct create_job *j)
 		                     BRIG_STATUS_STOPPED, &ignored);
 	}
 	brig_cgroup_destroy(&j->cg, &ignored);
+	if (j->mntns)
+		brig_rootfs_release(j->rootfs, j->mntns, j->rootfs_below, &ignored);
 	if (j->claimed)
 		brig_entry_remove(&j->entry, &ignored);
 	brig_error_release(&ignored);
@@ -368,6 +392,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		.preserve_fds = o->preserve_fds,
 		.no_pivot = o->no_pivot,
 		.no_new_keyring = o->no_new_keyring,
+		.shared_mntns = j->mntns != 0,
 		.saved_mask = *saved_mask,
 	};
 	int saved_ns[2] = { -1, -1 };
@@ -543,6 +568,8 @@ static int record_state(struct create_job *j, const struct brig_create_opts *o,
 	s->owner = geteuid();
 	s->own_pidns = j->ns.is_new[BRIG_NS_PID];
 	s->no_new_keyring = o->no_new_keyring;
+	s->mntns = j->mntns;
+	s->rootfs_below = j->rootfs_below;
 	s->annotations = cfg->annotations;
 	s->n_annotations = cfg->n_annotations;
 	s->hooks = cfg->hooks;
@@ -625,7 +652,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	j.claimed = true;
 	if (keep_config(&j, err) < 0)
 		goto fail;
-	if (make_cgroup(ctx, &j, o->id, err) < 0)
+	if (make_cgroup(ctx, &j, o->id, err) < 0 || shared_mntns(&j, err) < 0)
 		goto fail;
 	if (!o->run) {
 		if (mkfifoat(j.entry.dirfd, EXEC_FIFO, 0600) < 0) {
@@ -976,8 +1003,10 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 		if (pidfd >= 0 && kill_and_wait(pidfd, err) < 0)
 			goto out;
 	}
-	/* whatever else is left in its cgroup goes with it, and the cgroup */
-	if (brig_cgroup_destroy(&cg, err) < 0)
+	/* whatever else is left in its cgroup goes with it, and the cgroup;
+	 * a rootfs bound in the caller's mount namespace is unmounted */
+	if (brig_cgroup_destroy(&cg, err) < 0 ||
+	    (s->mntns && brig_rootfs_release(s->rootfs, s->mntns, s->rootfs_below, err) < 0))
 		goto out;
 	r = brig_entry_remove(&e, err);
 	if (r == 0) {

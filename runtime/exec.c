@@ -58,6 +58,7 @@ struct exec_job {
 	struct brig_seccomp_prog seccomp;
 	struct brig_cgroup cg;
 	int initfd, pidfd, console, master;
+	int rootfd;  /* no mount namespace of its own: the init's root */
 	int jpidfd;  /* the joiner's, until it is reaped */
 	char *subcg; /* --cgroup, cleaned: a path below the container's, or NULL */
 	int sock[2];
@@ -84,6 +85,8 @@ static void job_release(struct exec_job *j)
 			close(j->sock[i]);
 	if (j->initfd >= 0)
 		close(j->initfd);
+	if (j->rootfd >= 0)
+		close(j->rootfd);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
 	if (j->jpidfd >= 0)
@@ -381,6 +384,14 @@ __attribute__((noreturn)) static void joiner_main(struct exec_job *j,
 		goto fail;
 	}
 	close(TAKE_FD(j->initfd));
+	/* a container in its creator's mount namespace is chrooted in it:
+	 * joining the namespaces gave no root, the init's is taken */
+	if (j->rootfd >= 0 && (fchdir(j->rootfd) < 0 || chroot(".") < 0 || chdir("/") < 0)) {
+		brig_error_setp(&err, errno, "chroot into the container's root");
+		goto fail;
+	}
+	if (j->rootfd >= 0)
+		close(TAKE_FD(j->rootfd));
 	brig_log_silence();
 	if (brig_fds_prepare(o->preserve_fds, &j->sock[1], 1, &err) < 0)
 		goto fail;
@@ -449,6 +460,15 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
 	j->cfg = brig_config_load(j->e.dirfd, "config.json", "config.json", err);
 	if (!j->cfg)
 		return brig_error_wrap(err, "the container's saved config");
+	if (j->s->mntns) {
+		char path[64];
+
+		/* opened while the pidfd pins the init, checked alive after */
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)j->s->pid);
+		j->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (j->rootfd < 0 || pidfd_send_signal(j->initfd, 0, NULL, 0) < 0)
+			return brig_error_set(err, "cannot exec in a stopped container");
+	}
 	j->ns_child = other_ns(j->s->pid, CHILD_NS | CLONE_NEWUSER);
 	j->ns_parent = other_ns(j->s->pid, PARENT_NS);
 	j->own_userns = j->ns_child & CLONE_NEWUSER;
@@ -669,6 +689,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		              .cg = BRIG_CGROUP_INIT,
 		              .arena = BRIG_ARENA_INIT,
 		              .initfd = -1,
+		              .rootfd = -1,
 		              .pidfd = -1,
 		              .jpidfd = -1,
 		              .console = -1,

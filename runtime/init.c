@@ -93,7 +93,10 @@ static int make_parent_mount_private(const char *path, struct brig_error *err)
 /*
  * Make the host's mounts stop propagating into the container's namespace
  * (recursively slave, or rootfsPropagation), then make the rootfs a mount
- * of its own (pivot_root needs one) and return an O_PATH fd of it.
+ * of its own (pivot_root needs one) and return an O_PATH fd of it.  In
+ * the caller's own mount namespace (no mount namespace in config.json)
+ * its "/" is left as it is: only the rootfs bind, private, is brig's, and
+ * everything the container mounts goes below it, out of the caller's way.
  */
 static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err)
 {
@@ -102,11 +105,12 @@ static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err
 	_cleanup_close_ int tree = -1;
 	int fd;
 
-	if (mount(NULL, "/", NULL, root_flag ? root_flag : MS_SLAVE | MS_REC, NULL) < 0)
+	if (!a->shared_mntns &&
+	    mount(NULL, "/", NULL, root_flag ? root_flag : MS_SLAVE | MS_REC, NULL) < 0)
 		return brig_error_setp(err, errno, "set the propagation of \"/\"");
 	/* after a recursive slave or private, nothing is shared any more */
-	if (root_flag && root_flag != (MS_SLAVE | MS_REC) && root_flag != (MS_PRIVATE | MS_REC) &&
-	    make_parent_mount_private(a->rootfs, err) < 0)
+	if (!a->shared_mntns && root_flag && root_flag != (MS_SLAVE | MS_REC) &&
+	    root_flag != (MS_PRIVATE | MS_REC) && make_parent_mount_private(a->rootfs, err) < 0)
 		return -1;
 	tree = open_tree(AT_FDCWD, a->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (tree < 0)
@@ -124,6 +128,13 @@ static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err
 
 static int enter_rootfs(const struct brig_init_args *a, int rootfd, struct brig_error *err)
 {
+	/* in the caller's mount namespace neither pivot_root nor a move over
+	 * its "/" may happen: a chroot, as runc does there */
+	if (a->shared_mntns) {
+		if (fchdir(rootfd) < 0 || chroot(".") < 0 || chdir("/") < 0)
+			return brig_error_setp(err, errno, "chroot into the rootfs");
+		return 0;
+	}
 	if (a->no_pivot) {
 		if (fchdir(rootfd) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
 		    chroot(".") < 0 || chdir("/") < 0)

@@ -31,6 +31,7 @@ struct brig_init_args {
 	unsigned int preserve_fds;
 	bool no_pivot;
 	bool no_new_keyring;
+	bool shared_mntns;     /* no mount namespace of its own: its caller's */
 	bool late_nondumpable; /* turn non-dumpable after MAPS_DONE (rootless) */
 	bool parent_binds;     /* brig makes every bind mount (linux/idmap.h) */
 	sigset_t saved_mask;   /* the signal mask to exec with */

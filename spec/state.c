@@ -51,6 +51,8 @@ static int parse_state(struct jp *c, const struct brig_json *top, struct brig_st
 	    jp_uint(c, top, "owner", UINT32_MAX, &n) < 0 ||
 	    jp_bool(c, top, "ownPidns", &s->own_pidns) < 0 ||
 	    jp_bool(c, top, "noNewKeyring", &s->no_new_keyring) < 0 ||
+	    jp_uint(c, top, "mntns", UINT64_MAX, &s->mntns) < 0 ||
+	    jp_uint(c, top, "rootfsBelow", UINT64_MAX, &s->rootfs_below) < 0 ||
 	    jp_string_map(c, top, "annotations", &s->annotations, &s->n_annotations) < 0 ||
 	    brig_parse_hooks(c, top, &s->hooks) < 0 ||
 	    jp_string_map(c, top, "cgroupPaths", &s->cgroup_paths, &s->n_cgroup_paths) < 0 ||
@@ -152,6 +154,10 @@ char *brig_state_to_json(const struct brig_state *s)
 	brig_jsonw_kv_bool(&w, "ownPidns", s->own_pidns);
 	if (s->no_new_keyring)
 		brig_jsonw_kv_bool(&w, "noNewKeyring", true);
+	if (s->mntns) {
+		brig_jsonw_kv_uint(&w, "mntns", s->mntns);
+		brig_jsonw_kv_uint(&w, "rootfsBelow", s->rootfs_below);
+	}
 	write_annotations(&w, s);
 	write_hooks(&w, &s->hooks);
 	write_map(&w, "cgroupPaths", s->cgroup_paths, s->n_cgroup_paths);

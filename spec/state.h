@@ -40,6 +40,11 @@ struct brig_state {
 	uid_t owner;
 	bool own_pidns;      /* the init has a pid namespace of its own */
 	bool no_new_keyring; /* create --no-new-keyring: exec joins none either */
+	/* no mount namespace of its own: its rootfs is a bind in its
+	 * creator's mount namespace @mntns (an inode), on top of the mount
+	 * @rootfs_below, which delete goes back to; 0 and 0 otherwise */
+	uint64_t mntns;
+	uint64_t rootfs_below;
 	struct brig_kv *annotations;
 	size_t n_annotations;
 	/* the config's hooks: start and delete run poststart and poststop

@@ -63,6 +63,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/strbuf.h"
 
 /* ------------------------------------------------------------ options */
@@ -1302,4 +1303,54 @@ int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path
 	 * no symlink or ".." leads out of it */
 	return brig_openat2_retry(fd, rest, O_PATH | O_NOFOLLOW, 0,
 	                          RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
+}
+
+/* ------------------------------------------------- a rootfs in the caller's */
+
+uint64_t brig_rootfs_below(const char *rootfs)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, rootfs, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0)
+		return 0;
+	if (!(stx.stx_mask & STATX_MNT_ID)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	return stx.stx_mnt_id;
+}
+
+uint64_t brig_mntns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/mnt", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* (a rootfs mounted over and over by the container is unmounted up to
+ * this many layers deep) */
+#define ROOTFS_LAYERS_MAX 64
+
+int brig_rootfs_release(const char *rootfs, uint64_t mntns, uint64_t below, struct brig_error *err)
+{
+	uint64_t id;
+
+	if (brig_mntns() != mntns) {
+		brig_warn("the rootfs \"%s\" stays mounted: its mount namespace is not this one",
+		          rootfs);
+		return 0;
+	}
+	for (int i = 0; i < ROOTFS_LAYERS_MAX; i++) {
+		id = brig_rootfs_below(rootfs);
+		if (id == 0 && errno == ENOENT)
+			return 0; /* the bundle went first: nothing there to unmount */
+		if (id == 0)
+			return brig_error_setp(err, errno, "statx \"%s\"", rootfs);
+		if (id == below)
+			return 0;
+		if (umount2(rootfs, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+			return brig_error_setp(err, errno, "unmount the rootfs \"%s\"", rootfs);
+	}
+	return brig_error_set(err, "unmount the rootfs \"%s\": still mounted after %d unmounts",
+	                      rootfs, ROOTFS_LAYERS_MAX);
 }

@@ -101,4 +101,16 @@ int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env
  */
 int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path);
 
+/*
+ * A container without a mount namespace of its own has its rootfs bound
+ * in its creator's: brig_rootfs_below() is the mount at @rootfs before
+ * that (0 with errno on failure) and brig_mntns() the namespace (its
+ * inode, 0 on failure); brig_rootfs_release() unmounts what stands on
+ * @below at @rootfs since, the bind and every mount beneath it, when
+ * called in the namespace @mntns (a warning otherwise).
+ */
+uint64_t brig_rootfs_below(const char *rootfs);
+uint64_t brig_mntns(void);
+int brig_rootfs_release(const char *rootfs, uint64_t mntns, uint64_t below, struct brig_error *err);
+
 #endif

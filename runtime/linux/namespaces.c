@@ -92,9 +92,14 @@ static int check_dependents(const struct brig_config *cfg, const struct brig_ns_
 {
 	const struct brig_linux *lx = cfg->linux;
 
-	if (!plan->is_new[BRIG_NS_MOUNT])
-		return brig_error_set(err, "config.json: linux.namespaces: a new mount namespace "
-		                           "is required");
+	/* without a mount namespace the container's mounts are made in its
+	 * caller's (runc's behaviour), where nothing is masked */
+	if (!plan->is_new[BRIG_NS_MOUNT] && plan->join_fd[BRIG_NS_MOUNT] < 0 && lx &&
+	    (lx->n_masked_paths || lx->n_readonly_paths))
+		return brig_error_set(err,
+		                      "config.json: linux.%s: unable to restrict sys entries "
+		                      "without a private mount namespace",
+		                      lx->n_masked_paths ? "maskedPaths" : "readonlyPaths");
 	/* a uts namespace of its own, new or joined (runc sets the name in a
 	 * joined one too); never the host's */
 	bool own_uts = plan->is_new[BRIG_NS_UTS] || plan->join_fd[BRIG_NS_UTS] >= 0;

@@ -357,9 +357,96 @@ t_bad_path_missing() {
 		"brig: config.json: linux.namespaces[$i].path: open \"$T/nosuch\": No such file or directory"
 }
 
-t_bad_no_mount_ns() {
+# Without a mount namespace nothing can be masked (runc: "unable to
+# restrict sys entries without a private MNT namespace").
+t_bad_no_mount_ns_masks() {
 	mkbundle "$T/b" '.linux.namespaces |= map(select(.type != "mount"))' true
-	expect_refused "brig: config.json: linux.namespaces: a new mount namespace is required"
+	expect_refused "brig: config.json: linux.maskedPaths: unable to restrict sys entries without a private mount namespace"
+	brig_bundle_edit "$T/b" '.linux.maskedPaths = []'
+	expect_refused "brig: config.json: linux.readonlyPaths: unable to restrict sys entries without a private mount namespace"
+}
+
+NO_MNTNS='.linux.namespaces |= map(select(.type != "mount"))
+	| .linux.maskedPaths = [] | .linux.readonlyPaths = []'
+SEES='readlink /proc/self/ns/mnt; ls /'
+
+mounts_here() {
+	grep -c . /proc/self/mountinfo
+}
+
+# No mount namespace in config.json: the container runs in its caller's
+# mount namespace (runc's behaviour), chrooted into the rootfs, which brig
+# binds there, privately, with the container's mounts below it.  exec
+# enters the same root; delete, and a create that fails half-way, unmount
+# it all.  runc 1.1.5 on the same bundle (in a mount namespace of its own
+# here: it leaves its 17 mounts behind) sees the same.
+t_no_mount_ns() {
+	local mine rootfs_ls before runc
+	mine=$(readlink /proc/self/ns/mnt)
+	rootfs_ls=$(ls "$ROOTFS")
+	before=$(mounts_here)
+	mkbundle "$T/b" "$NO_MNTNS" sh -c "$SEES"
+	br run --bundle "$T/b" c1
+	assert_rc 0
+	assert_eq "$out" "$mine"$'\n'"$rootfs_ls" "the namespace and root of the container"
+	assert_eq "$(mounts_here)" "$before" "mounts here after run"
+	# detached, exec, delete
+	mkbundle "$T/b" "$NO_MNTNS" sleep 100
+	delete_at_end c2
+	br run --detach --bundle "$T/b" c2
+	assert_rc 0 || return
+	assert_ne "$(mounts_here)" "$before" "mounts here while it runs"
+	br exec c2 sh -c "$SEES"
+	assert_rc 0
+	assert_eq "$out" "$mine"$'\n'"$rootfs_ls" "the namespace and root of exec"
+	br delete --force c2
+	assert_rc 0
+	assert_eq "$(mounts_here)" "$before" "mounts here after delete"
+	# a mount that fails after the rootfs was bound
+	mkbundle "$T/b" "$NO_MNTNS"' | .mounts += [{destination: "/mnt", type: "bind",
+		source: "/nonexistent", options: ["bind"]}]' true
+	br create --bundle "$T/b" c3
+	assert_rc 1
+	assert_eq "$(mounts_here)" "$before" "mounts here after a failed create"
+	assert_empty_dir "$T/root"
+	runc=$(side_runc) || return 0
+	mkbundle "$T/b" "$NO_MNTNS"' | .linux.cgroupsPath = $ENV.CG' sh -c "$SEES"
+	CG=runc-$RANDOM run_cmd unshare -m --propagation private sh -c \
+		'readlink /proc/self/ns/mnt; exec "$0" --root "$1" run --bundle "$2" "$3"' \
+		"$runc" "$T/runc" "$T/b" "r$RANDOM"
+	assert_rc 0
+	assert_eq "$(sed 1d <<<"$out")" "$(head -1 <<<"$out")"$'\n'"$rootfs_ls" \
+		"runc: the namespace it ran in, and the rootfs"
+}
+
+# A mount namespace joined by path: the rootfs work happens inside it, as
+# runc does it (pivot_root included: that namespace's root is the rootfs
+# afterwards); the caller's namespace is untouched.  runc, on a namespace
+# of its own: the same.
+t_join_mount_ns() {
+	local ns before runc
+	for ns in brig runc; do
+		[ "$ns" = runc ] && { runc=$(side_runc) || break; }
+		touch "$T/mnt.$ns" && unshare --mount="$T/mnt.$ns" --propagation private true ||
+			fail "unshare --mount=$T/mnt.$ns" || return
+		defer umount "$T/mnt.$ns"
+	done
+	before=$(mounts_here)
+	export NSPATH=$T/mnt.brig CG=runc-$RANDOM
+	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "mount" then .path = $ENV.NSPATH else . end)
+		| .linux.cgroupsPath = $ENV.CG' sh -c 'readlink /proc/self/ns/mnt; ls /bin/busybox'
+	br run --bundle "$T/b" c1
+	assert_rc 0
+	assert_eq "$out" "$(stat -L -c 'mnt:[%i]' "$T/mnt.brig")"$'\n'/bin/busybox \
+		"brig: in the joined namespace, in the rootfs"
+	assert_eq "$(mounts_here)" "$before" "mounts here"
+	assert_empty_dir "$T/root"
+	[ -n "$runc" ] || return 0
+	NSPATH=$T/mnt.runc brig_bundle_edit "$T/b" \
+		'.linux.namespaces |= map(if .type == "mount" then .path = $ENV.NSPATH else . end)'
+	run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" "r$RANDOM"
+	assert_rc 0
+	assert_eq "$out" "$(stat -L -c 'mnt:[%i]' "$T/mnt.runc")"$'\n'/bin/busybox "runc: the same"
 }
 
 t_bad_duplicate() {
@@ -425,7 +512,9 @@ tap_test "timeOffsets without a new time namespace is refused" t_bad_time_offset
 tap_test "a namespace path of another type is refused" t_bad_path_type
 tap_test "a namespace path that is a regular file is refused" t_bad_path_file
 tap_test "a namespace path that does not exist is refused" t_bad_path_missing
-tap_test "no mount namespace is refused" t_bad_no_mount_ns
+tap_test "no mount namespace: masked and read-only paths are refused, as by runc" t_bad_no_mount_ns_masks
+tap_test "no mount namespace: the caller's, chrooted; nothing left mounted (as runc)" t_no_mount_ns
+tap_test "a mount namespace joined by path: the rootfs made in it (as runc)" t_join_mount_ns
 tap_test "a duplicate namespace type is refused" t_bad_duplicate
 tap_test "a duplicate namespace type with a path is refused" t_bad_duplicate_path
 tap_test "sysctl net.ipv4.ip_forward applies in the new network namespace only" t_sysctl_net
