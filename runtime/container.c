@@ -326,7 +326,7 @@ static int seccomp_listener(struct create_job *j, const char *id, struct brig_er
 		return -1;
 	job_state(j, id, &s);
 	s.status = BRIG_STATUS_CREATING;
-	return brig_seccomp_send_listener(j->bundle.config->linux->seccomp, fd, &s, err);
+	return brig_seccomp_send_listener(j->bundle.config->linux->seccomp, fd, s.pid, &s, err);
 }
 
 /*

@@ -679,7 +679,7 @@ static int seccomp_listener(struct exec_job *j, struct brig_error *err)
 	if (fd < 0)
 		return -1;
 	j->s->status = BRIG_STATUS_RUNNING;
-	return brig_seccomp_send_listener(j->cfg->linux->seccomp, fd, j->s, err);
+	return brig_seccomp_send_listener(j->cfg->linux->seccomp, fd, j->pid, j->s, err);
 }
 
 int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_opts *o, int *status,

@@ -193,20 +193,26 @@ char *brig_state_to_oci_json(const struct brig_state *s, enum brig_status status
 	return brig_jsonw_finish(&w);
 }
 
+void brig_state_write_hook(struct brig_jsonw *w, const struct brig_state *s,
+                           enum brig_status status)
+{
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_string(w, "ociVersion", BRIG_SPEC_VERSION);
+	brig_jsonw_kv_string(w, "id", s->id);
+	brig_jsonw_kv_string(w, "status", brig_status_name(status));
+	if (status != BRIG_STATUS_STOPPED && s->pid > 0)
+		brig_jsonw_kv_int(w, "pid", s->pid);
+	brig_jsonw_kv_string(w, "bundle", s->bundle);
+	if (s->n_annotations)
+		write_annotations(w, s);
+	brig_jsonw_object_end(w);
+}
+
 char *brig_state_to_hook_json(const struct brig_state *s, enum brig_status status)
 {
 	struct brig_jsonw w;
 
 	brig_jsonw_init(&w, NULL);
-	brig_jsonw_object_begin(&w);
-	brig_jsonw_kv_string(&w, "ociVersion", BRIG_SPEC_VERSION);
-	brig_jsonw_kv_string(&w, "id", s->id);
-	brig_jsonw_kv_string(&w, "status", brig_status_name(status));
-	if (status != BRIG_STATUS_STOPPED && s->pid > 0)
-		brig_jsonw_kv_int(&w, "pid", s->pid);
-	brig_jsonw_kv_string(&w, "bundle", s->bundle);
-	if (s->n_annotations)
-		write_annotations(&w, s);
-	brig_jsonw_object_end(&w);
+	brig_state_write_hook(&w, s, status);
 	return brig_jsonw_finish(&w);
 }

@@ -80,8 +80,11 @@ char *brig_state_to_oci_json(const struct brig_state *state, enum brig_status st
  * stopped, bundle, annotations).
  */
 char *brig_state_to_hook_json(const struct brig_state *state, enum brig_status status);
-/* The same object written as a value into @w (e.g. the "state" member of
- * the container process state a seccomp listener gets). */
+/* The same object written as a value into @w (the "state" member of the
+ * container process state a seccomp listener gets, as runc sends it). */
+void brig_state_write_hook(struct brig_jsonw *w, const struct brig_state *state,
+                           enum brig_status status);
+/* The document of brig_state_to_oci_json() written as a value into @w. */
 void brig_state_write_oci(struct brig_jsonw *w, const struct brig_state *state,
                           enum brig_status status);
 

@@ -609,7 +609,8 @@ int brig_seccomp_load(const struct brig_seccomp_prog *prog, struct brig_error *e
 	return prog->notify ? (int)r : 0;
 }
 
-static char *process_state_json(const struct brig_seccomp *sc, const struct brig_state *state)
+static char *process_state_json(const struct brig_seccomp *sc, pid_t pid,
+                                const struct brig_state *state)
 {
 	struct brig_jsonw w;
 
@@ -620,16 +621,25 @@ static char *process_state_json(const struct brig_seccomp *sc, const struct brig
 	brig_jsonw_array_begin(&w);
 	brig_jsonw_string(&w, "seccompFd");
 	brig_jsonw_array_end(&w);
-	brig_jsonw_kv_int(&w, "pid", state->pid);
+	brig_jsonw_kv_int(&w, "pid", pid);
 	if (sc->listener_metadata && *sc->listener_metadata)
 		brig_jsonw_kv_string(&w, "metadata", sc->listener_metadata);
 	brig_jsonw_key(&w, "state");
-	brig_state_write_oci(&w, state, state->status);
+	brig_state_write_hook(&w, state, state->status);
 	brig_jsonw_object_end(&w);
 	return brig_jsonw_finish(&w);
 }
 
-int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd,
+/* Go's lower-case strerror, as runc's "connect: ..." prints it. */
+static const char *go_errstr(int e, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", strerror(e));
+	if (buf[0])
+		buf[0] = (char)tolower((unsigned char)buf[0]);
+	return buf;
+}
+
+int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd, pid_t pid,
                                const struct brig_state *state, struct brig_error *err)
 {
 	const char *path = sc->listener_path;
@@ -649,9 +659,19 @@ int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd,
 		                      path);
 	memcpy(addr.sun_path, path, strlen(path) + 1);
 	sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0)
-		return brig_error_setp(err, errno, "connect to the seccomp listener \"%s\"", path);
-	json = process_state_json(sc, state);
+	if (sock < 0 || connect(sock, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
+		char ebuf[128];
+		int e = errno;
+
+		/* runc's words, which callers match */
+		brig_error_set(err,
+		               "failed to connect with seccomp agent specified in the seccomp "
+		               "profile: dial unix %s: connect: %s",
+		               path, go_errstr(e, ebuf, sizeof(ebuf)));
+		err->errnum = e;
+		return -1;
+	}
+	json = process_state_json(sc, pid, state);
 	len = strlen(json);
 	/* the fd goes with the first sendmsg, the rest of a long state after */
 	memset(&ctl, 0, sizeof(ctl));

@@ -7,7 +7,7 @@
  *
  *   parent:  brig_seccomp_prepare(cfg->linux->seccomp, &prog, err)
  *   init:    fd = brig_seccomp_load(&prog, err)    (the notify fd, or 0)
- *   parent:  brig_seccomp_send_listener(sc, fd, state, err)   (notify only)
+ *   parent:  brig_seccomp_send_listener(sc, fd, pid, state, err)   (notify only)
  *
  * The filter follows runc: SCMP_ACT_KILL is KILL_THREAD; ERRNO and TRACE
  * return EPERM unless errnoRet says otherwise; a syscall name unknown to
@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 struct brig_error;
 struct brig_seccomp;
@@ -62,10 +63,11 @@ int brig_seccomp_load(const struct brig_seccomp_prog *prog, struct brig_error *e
 
 /*
  * Connect to listenerPath and send the container process state of the
- * runtime spec -- {"ociVersion", "fds": ["seccompFd"], "pid", "metadata",
- * "state": <the OCI state of @state>} -- with @notify_fd in SCM_RIGHTS.
+ * runtime spec, as runc does -- {"ociVersion", "fds": ["seccompFd"], "pid"
+ * (@pid, the filtered process), "metadata", "state": <@state as a hook
+ * reads it>} -- with @notify_fd in SCM_RIGHTS.
  */
-int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd,
+int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd, pid_t pid,
                                const struct brig_state *state, struct brig_error *err);
 
 /* For `brig features`: whether the kernel takes flag @name in a filter

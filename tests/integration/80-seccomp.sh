@@ -555,7 +555,7 @@ t_notify_errors() {
 	# nobody listening: create fails and leaves nothing
 	sc 'true' "$(rule "$MKDIR" SCMP_ACT_NOTIFY | jq -c --arg l "$T/none.sock" '.listenerPath = $l')"
 	assert_rc 1
-	assert_err_line "brig: connect to the seccomp listener \"$T/none.sock\": No such file or directory"
+	assert_err_line "brig: failed to connect with seccomp agent specified in the seccomp profile: dial unix $T/none.sock: connect: no such file or directory"
 	assert_empty_dir "$T/root"/c*
 	# the init hands the fd over with sendmsg
 	sc 'true' "$(rule '["sendmsg"]' SCMP_ACT_NOTIFY | jq -c --arg l "$T/none.sock" '.listenerPath = $l')"
