@@ -126,6 +126,54 @@ static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err
 	return fd;
 }
 
+/* Whether @path is @dir or below it. */
+static bool path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+/*
+ * --no-pivot: the host's root stays under the container's, in its mount
+ * namespace, and with it the host's full procfs and sysfs mounts, which
+ * tell the kernel that a fresh procfs or sysfs mount reveals nothing new
+ * (mount_too_revealing).  They are unmounted first, or covered by a tmpfs
+ * where they cannot be (locked in a user namespace), as runc does.  Not
+ * under a shared "/" (rootfsPropagation): the unmount would reach the
+ * host's.
+ */
+static int hide_host_proc_sys(const struct brig_init_args *a, struct brig_error *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	size_t cap = 0;
+
+	if (propagation_flag(a->cfg->linux ? a->cfg->linux->rootfs_propagation : NULL) & MS_SHARED)
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return brig_error_setp(err, errno, "open /proc/self/mountinfo");
+	while (getline(&line, &cap, f) > 0) {
+		struct brig_mountinfo e;
+
+		if (!brig_mountinfo_parse(line, &e) || strcmp(e.root, "/") != 0 ||
+		    (strcmp(e.fstype, "proc") != 0 && strcmp(e.fstype, "sysfs") != 0) ||
+		    path_under(e.mountpoint, a->rootfs))
+			continue;
+		if (umount2(e.mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EINVAL && errno != EPERM)
+			return brig_error_setp(err, errno, "unmount the host's \"%s\"",
+			                       e.mountpoint);
+		if (mount("tmpfs", e.mountpoint, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		          "size=4k,mode=0") < 0 &&
+		    errno != ENOENT)
+			return brig_error_setp(err, errno, "cover the host's \"%s\"", e.mountpoint);
+	}
+	return 0;
+}
+
 static int enter_rootfs(const struct brig_init_args *a, int rootfd, struct brig_error *err)
 {
 	/* in the caller's mount namespace neither pivot_root nor a move over
@@ -136,6 +184,8 @@ static int enter_rootfs(const struct brig_init_args *a, int rootfd, struct brig_
 		return 0;
 	}
 	if (a->no_pivot) {
+		if (hide_host_proc_sys(a, err) < 0)
+			return -1;
 		if (fchdir(rootfd) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
 		    chroot(".") < 0 || chdir("/") < 0)
 			return brig_error_setp(err, errno, "move into the rootfs (--no-pivot)");

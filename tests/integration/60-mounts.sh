@@ -414,6 +414,41 @@ t_no_pivot() {
 	assert_empty_dir "$T/root"
 }
 
+# --no-pivot leaves the host's root under the container's, in its mount
+# namespace, and with it the host's full procfs and sysfs, which would
+# tell the kernel that a fresh procfs mount of the container's reveals
+# nothing new.  As runc, brig unmounts them there first, or covers them
+# with a tmpfs where they cannot be unmounted (locked, in a user
+# namespace): both ways run here, with CAP_SYS_ADMIN.  The mount of a
+# fresh procfs is then what runc 1.1.5 gives on the same bundle (the
+# kernel allows it on this host either way: it only counts the *locked*
+# mounts over a procfs, and a host's has none; with pivot_root too).
+t_no_pivot_host_proc() { # plain|userns
+	local ur runc want script='mkdir -p /tmp/p; mount -t proc proc /tmp/p && echo mounted; ls /bin/busybox'
+	bundle || return
+	brig_bundle_edit "$T/b" '.root.readonly = false | .process.args = ["sh", "-c", $s]
+		| .process.capabilities |= with_entries(.value += ["CAP_SYS_ADMIN"])' --arg s "$script"
+	if [ "$1" = userns ]; then
+		ur=$(mktemp -d /tmp/brig-nopivot.XXXXXX) && defer rm -rf "$ur" &&
+			mv "$T/b/rootfs" "$ur/rootfs" && chown -R 100000:100000 "$ur/rootfs" &&
+			chmod 755 "$ur" || fail "cannot make a rootfs for the user namespace" || return
+		brig_bundle_edit "$T/b" '.linux.namespaces += [{type: "user"}] | .root.path = $r
+			| .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
+			| .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]' \
+			--arg r "$ur/rootfs"
+	fi
+	brig --root "$T/root" run --no-pivot --bundle "$T/b" c1
+	assert_rc 0
+	assert_eq "$err" "" "stderr"
+	want=$out
+	assert_match "$out" '/bin/busybox$' "the container ran in its rootfs"
+	assert_empty_dir "$T/root"
+	runc=$(side_runc) || return 0
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+	run_cmd "$runc" --root "$T/runc" run --no-pivot --bundle "$T/b" "r$RANDOM"
+	assert_eq "$out" "$want" "runc ($runc) on the same bundle"
+}
+
 # rootfsPropagation: each value runs; "shared" makes the container's root
 # mount shared, the others do not (runc >= 1.2, its mounts_propagation.bats;
 # runc 1.1 runs them all but leaves / private).
@@ -683,6 +718,8 @@ tap_test "mount errors: one line, exit 1, nothing left" t_mount_errors
 tap_test "a destination symlink pointing out lands inside the rootfs" t_destination_escape
 tap_test "root.readonly: / is EROFS, a tmpfs on it stays writable" t_readonly_root
 tap_test "--no-pivot runs the container in its rootfs" t_no_pivot
+tap_test "--no-pivot: the host's procfs and sysfs unmounted first, as by runc" t_no_pivot_host_proc plain
+tap_test "--no-pivot in a user namespace: the host's procfs and sysfs covered, as by runc" t_no_pivot_host_proc userns
 tap_test "rootfsPropagation values" t_rootfs_propagation
 tap_test "rootfsPropagation with the bundle on a shared mount leaks nothing" t_rootfs_propagation_shared_host
 tap_test "the default devices and links of /dev" t_default_devices
