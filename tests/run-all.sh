@@ -6,7 +6,8 @@
 # 1. apt-get installs the build and test dependencies (SKIP_APT=1 skips it);
 # 2. builds brig twice out of tree: build-release/ (plain) and build-asan/
 #    (--enable-sanitizers: ASan + UBSan);
-# 3. runs `make check` in each: unit, integration and fuzz tests (the fuzzer
+# 3. runs `make check` in each: unit, integration, fuzz, security and
+#    conformance (brig against runc on the world's configs) tests (the fuzzer
 #    for FUZZ_SECONDS=60 in the release build only: FUZZ_SECONDS=0 in asan);
 # 4. after the release build's check, the "vm" layer: the scripts listed in
 #    tests/vm/TESTS run again with the release build inside a qemu guest
