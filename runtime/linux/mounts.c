@@ -1327,9 +1327,9 @@ uint64_t brig_mntns(void)
 	return stat("/proc/self/ns/mnt", &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
-/* (a rootfs mounted over and over by the container is unmounted up to
- * this many layers deep) */
-#define ROOTFS_LAYERS_MAX 64
+/* A container may have mounted over its own root again and again (it is
+ * stopped by now): as many layers as the kernel's default fs.mount-max. */
+#define ROOTFS_LAYERS_MAX 100000
 
 int brig_rootfs_release(const char *rootfs, uint64_t mntns, uint64_t below, struct brig_error *err)
 {
