@@ -452,6 +452,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_
 	    (a->ns->is_new[BRIG_NS_USER] && brig_userns_become_root(err) < 0) ||
 	    brig_ns_enter_child(a->ns, err) < 0 ||
 	    (a->ns->join_fd[BRIG_NS_USER] >= 0 && brig_userns_become_root(err) < 0) ||
+	    (a->ns->is_new[BRIG_NS_NETWORK] && brig_loopback_up(err) < 0) ||
 	    set_names(cfg, err) < 0)
 		return -1;
 	rootfd = rootfs_prepare(a, err);

@@ -4,12 +4,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "linux/process.h"
@@ -258,5 +260,22 @@ int brig_ns_enter_child(const struct brig_ns_plan *plan, struct brig_error *err)
 	}
 	if (plan->unshare_flags && unshare((int)plan->unshare_flags) < 0)
 		return brig_error_setp(err, errno, "create namespaces");
+	return 0;
+}
+
+int brig_loopback_up(struct brig_error *err)
+{
+	/* any socket reaches the device ioctls: a unix one needs no protocol
+	 * the namespace may lack */
+	_cleanup_close_ int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct ifreq ifr = { .ifr_name = "lo" };
+
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return brig_error_setp(err, errno, "loopback: get the flags of \"lo\"");
+	if (ifr.ifr_flags & IFF_UP)
+		return 0;
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		return brig_error_setp(err, errno, "loopback: bring \"lo\" up");
 	return 0;
 }

@@ -54,4 +54,8 @@ int brig_ns_enter_child(const struct brig_ns_plan *plan, struct brig_error *err)
 /* CLONE_NEW* for a type. */
 int brig_ns_clone_flag(enum brig_ns_type type);
 
+/* Bring "lo" up in the current network namespace, a new one (runc and
+ * crun do: a container without a network still talks to itself). */
+int brig_loopback_up(struct brig_error *err);
+
 #endif

@@ -124,6 +124,34 @@ t_new_net() {
 	assert_empty_dir "$T/root"
 }
 
+# ... and lo is up (IFF_UP, 0x1), as runc and crun bring it up: a
+# connection to a closed port of 127.0.0.1 is refused (with lo down the
+# network is unreachable).  In a user namespace too.  runc runs the same
+# bundle where it is installed.
+LO_SCRIPT='cat /sys/class/net/lo/flags; nc 127.0.0.1 9 </dev/null 2>&1'
+t_new_net_lo_up() { # plain|userns
+	local runc want=$'0x9\nnc: can\'t connect to remote host (127.0.0.1): Connection refused'
+	local ur
+	mkbundle "$T/b" . sh -c "$LO_SCRIPT"
+	if [ "$1" = userns ]; then
+		# a rootfs the namespace's root owns, where it can reach it
+		ur=$(mktemp -d /tmp/brig-lo.XXXXXX) && defer rm -rf "$ur" &&
+			cp -a "$ROOTFS" "$ur/rootfs" && chown -R 100000:100000 "$ur/rootfs" &&
+			chmod 755 "$ur" || fail "cannot make a rootfs for the user namespace" || return
+		brig_bundle_edit "$T/b" '.linux.namespaces += [{type: "user"}] | .root.path = $r
+			| .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
+			| .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]' \
+			--arg r "$ur/rootfs"
+	fi
+	br run --bundle "$T/b" c1
+	assert_eq "$out" "$want" "lo's flags, and a connection over it"
+	assert_empty_dir "$T/root"
+	runc=$(side_runc) || return 0
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+	run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" "r$RANDOM"
+	assert_eq "$out" "$want" "under runc ($runc)"
+}
+
 # A System V message queue of the host is not seen inside.
 t_new_ipc() {
 	require_cmd ipcmk ipcrm
@@ -402,6 +430,13 @@ t_no_mount_ns() {
 	br delete --force c2
 	assert_rc 0
 	assert_eq "$(mounts_here)" "$before" "mounts here after delete"
+	# a hostile container mounts over its own root, again and again: all
+	# of it goes when it is deleted
+	mkbundle "$T/b" "$NO_MNTNS"' | .process.capabilities |= with_entries(.value += ["CAP_SYS_ADMIN"])' \
+		sh -c 'for i in 1 2 3 4 5; do mount -t tmpfs none / || exit 1; done'
+	br run --bundle "$T/b" c4
+	assert_rc 0
+	assert_eq "$(mounts_here)" "$before" "mounts here after a run that mounted over its root"
 	# a mount that fails after the rootfs was bound
 	mkbundle "$T/b" "$NO_MNTNS"' | .mounts += [{destination: "/mnt", type: "bind",
 		source: "/nonexistent", options: ["bind"]}]' true
@@ -490,6 +525,8 @@ tap_test "every namespace asked for is new (cgroup ipc mnt net pid time uts)" t_
 tap_test "namespaces not asked for are the host's" t_shared_ns
 tap_test "uts namespace: hostname and domainname inside, the host's untouched" t_new_uts
 tap_test "network namespace: only lo" t_new_net
+tap_test "network namespace: lo is up, as under runc" t_new_net_lo_up plain
+tap_test "network namespace in a user namespace: lo is up, as under runc" t_new_net_lo_up userns
 tap_test "ipc namespace: the host's message queues are not seen" t_new_ipc
 tap_test "cgroup namespace: every cgroup path is /" t_new_cgroup
 tap_test "time namespace: timeOffsets move boottime by a day" t_new_time
