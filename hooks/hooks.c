@@ -172,10 +172,22 @@ static int make_pipe(int p[2], bool child_reads)
 	return 0;
 }
 
-/* Spawn @h with @child[0..2] as its stdio and nothing else: 0 or an errno. */
+static char *const *inherited_env;
+
+void brig_hooks_inherit_env(char *const *env)
+{
+	inherited_env = env;
+}
+
+/*
+ * Spawn @h with @child[0..2] as its stdio and nothing else: 0 or an errno.
+ * Its environment is its "env", exactly, even an empty one; without one,
+ * brig's own (runc's, through Go's exec.Cmd with a nil Env; crun's too):
+ * hooks written for them find their helpers on brig's PATH.  In the
+ * container, the process's (brig_hooks_inherit_env): never the host's.
+ */
 static int spawn(const struct brig_hook *h, const int child[3], pid_t *pid)
 {
-	static const char *const no_env[] = { NULL };
 	const char *argv0[] = { h->path, NULL };
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -214,7 +226,9 @@ static int spawn(const struct brig_hook *h, const int child[3], pid_t *pid)
 	if (r == 0)
 		r = posix_spawn(pid, h->path, &fa, &attr,
 		                (char *const *)(h->n_args ? h->args : argv0),
-		                (char *const *)(h->n_env ? h->env : no_env));
+		                h->env          ? (char *const *)h->env
+		                : inherited_env ? inherited_env
+		                                : environ);
 	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 	return r;

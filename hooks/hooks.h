@@ -33,6 +33,13 @@ struct brig_error;
 #define BRIG_HOOK_OUTPUT_MAX 1024
 
 /*
+ * The environment of a hook without "env" of its own: brig's, unless the
+ * container init set the container process's for the hooks it runs
+ * (NULL: brig's again).  runc's init runs its hooks in the process's.
+ */
+void brig_hooks_inherit_env(char *const *env);
+
+/*
  * Run @n hooks of @stage, each with @state_json on its stdin (written in
  * full, whether or not the hook reads it).  A hook with a timeout is
  * SIGKILLed when it runs longer; its children are left alone, and the

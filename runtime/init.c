@@ -322,6 +322,14 @@ static int create_hooks(const struct brig_init_args *a, int rootfd, struct brig_
 	                          sizeof(pid), err) < 0)
 		return -1;
 	hooks_pid = (pid_t)atoi(pid);
+	/* a hook without env of its own gets the process's (runc's init has
+	 * set it by then), never the host's environment brig was given */
+	{
+		static const char *const none[] = { NULL };
+
+		brig_hooks_inherit_env(
+		    (char *const *)(a->cfg->process->env ? a->cfg->process->env : none));
+	}
 	if (a->cfg->hooks.n[BRIG_HOOK_CREATE_CONTAINER] && fchdir(rootfd) < 0)
 		return brig_error_setp(err, errno,
 		                       "enter the rootfs for the createContainer hooks");
@@ -579,7 +587,9 @@ void brig_init_main(const struct brig_init_args *a)
 	 * whatever they leave running, are under its filter (runc's order) */
 	if (seccomp_when(a) == SECCOMP_BEFORE_EXEC && brig_seccomp_load(a->seccomp, &err) < 0)
 		goto late_fail;
-	/* in the container, its user and mount namespace, before its process */
+	/* in the container, its user and mount namespace, before its process,
+	 * with its environment (HOME included) when they have none */
+	brig_hooks_inherit_env(env);
 	if (run_hooks(a, BRIG_HOOK_START_CONTAINER, BRIG_STATUS_CREATED, &err) < 0)
 		goto late_fail;
 	execve(path, (char *const *)p->args, env);

@@ -125,7 +125,7 @@ static void write_hooks(struct brig_jsonw *w, const struct brig_hooks *h)
 			brig_jsonw_kv_string(w, "path", k->path);
 			if (k->n_args)
 				brig_jsonw_kv_strings(w, "args", k->args, k->n_args);
-			if (k->n_env)
+			if (k->env) /* an empty one too: it is not brig's */
 				brig_jsonw_kv_strings(w, "env", k->env, k->n_env);
 			if (k->timeout.set)
 				brig_jsonw_kv_int(w, "timeout", k->timeout.value);

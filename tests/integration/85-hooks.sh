@@ -205,10 +205,10 @@ i=0; until grep -q poststart /shared/order || [ $i -gt 100 ]; do sleep 0.05; i=$
 t_no_args() {
 	hooks_bundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/true\"}" \
 		poststop "$(sh_hook 'tr "\0" "\n" </proc/$$/environ >$0/env; echo done >$0/ran')")" true
-	br run --bundle "$T/b" c1
+	run_cmd env -i A=1 B="b c" "$BRIG" --root "$T/root" run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$(cat "$T/shared/ran" 2>/dev/null)" done "poststop ran"
-	assert_eq "$(cat "$T/shared/env")" "" "environment without env"
+	assert_eq "$(cat "$T/shared/env")" $'A=1\nB=b c' "environment without env: brig's"
 	hooks_bundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/false\"}")" true
 	br run --bundle "$T/b" c1
 	assert_rc 1
@@ -322,6 +322,55 @@ t_create_hook_fails() { # STAGE create|run
 	assert_eq "$(jq -r .status "$T/shared/poststop.state" 2>/dev/null)" stopped "poststop ran"
 }
 
+# A hook without "env" gets the runtime's own environment (runc's hooks
+# are Go exec.Cmds with a nil Env; crun's too): hooks written for them
+# find their helpers on its PATH.  In the container (createContainer,
+# startContainer) it is the process's environment, as runc's init has
+# set it by then: the host's never reaches a program of the container.
+# One with "env" gets exactly that, an empty one too.  runc runs the same
+# bundle.
+t_hook_env_inherited() {
+	local s runc want env_of='printf "%s|%s\n" "${HOOKTEST-unset}" "$PATH" >"$0/$1.env"'
+	local h='{}' stages='prestart createRuntime poststart poststop'
+	for s in $stages; do
+		h=$(jq -c --arg s "$s" --argjson k "$(sh_hook "$env_of")" \
+			'.[$s] += [$k | .args += [$s]]' <<<"$h")
+	done
+	# in the container, once /shared is there
+	h=$(jq -c --argjson k "$(ctr_sh_hook "$env_of")" \
+		'.startContainer += [$k | .args += ["startContainer"]]' <<<"$h")
+	# and two with an env of their own: one empty, one not (sh sets a
+	# PATH of its own when there is none)
+	h=$(jq -c --argjson e "$(sh_hook 'echo "${HOOKTEST-unset}" >"$0/$1.env"')" \
+		'.prestart += [($e | .args += ["empty"] | .env = []),
+		               ($e | .args += ["own"] | .env = ["HOOKTEST=own"])]' <<<"$h")
+	hooks_bundle "$h" true
+	run_cmd env -i HOOKTEST=inherited PATH="/brig/path:$PATH" "$BRIG" --root "$T/root" \
+		run --bundle "$T/b" c1
+	assert_rc 0
+	for s in $stages startContainer empty own; do
+		want="inherited|/brig/path:$PATH"
+		[ "$s" = empty ] && want=unset
+		[ "$s" = own ] && want=own
+		[ "$s" = startContainer ] && want="unset|$(jq -r '.process.env[] | select(startswith("PATH="))[5:]' "$T/b/config.json")"
+		assert_eq "$(cat "$T/shared/$s.env" 2>/dev/null)" "$want" "$s"
+	done
+	assert_empty_dir "$T/root"
+	runc=$(side_runc) || return 0
+	rm -f "$T"/shared/*.env
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+	run_cmd env -i HOOKTEST=inherited PATH="/brig/path:$PATH" "$runc" --root "$T/runc" \
+		run --bundle "$T/b" "r$RANDOM"
+	assert_rc 0
+	for s in prestart createRuntime poststart startContainer empty own; do
+		want="inherited|/brig/path:$PATH"
+		[ "$s" = empty ] && want=unset
+		[ "$s" = own ] && want=own
+		[ "$s" = startContainer ] && want="unset|$(jq -r '.process.env[] | select(startswith("PATH="))[5:]' "$T/b/config.json")"
+		assert_eq "$(cat "$T/shared/$s.env" 2>/dev/null)" "$want" "$s under runc ($runc)"
+	done
+}
+
 # A failing startContainer hook: the init exits non-zero before the
 # container's process runs.  start (or run) fails with the hook's reason,
 # so that the caller knows; after a start the container's stderr has the
@@ -421,7 +470,7 @@ t_features() {
 
 tap_test "every stage: create, start, delete" t_stages create
 tap_test "every stage: run" t_stages run
-tap_test "no args: argv[0] is the path; no env: empty" t_no_args
+tap_test "no args: argv[0] is the path; no env: brig's" t_no_args
 tap_test "hooks of a stage run in order" t_order
 tap_test "hooks get stdio and no other fd" t_no_fds
 tap_test "a state larger than a pipe" t_big_state
@@ -436,6 +485,7 @@ for stage in prestart createRuntime createContainer; do
 		tap_test "failing $stage hook: $mode fails, nothing left" t_create_hook_fails "$stage" "$mode"
 	done
 done
+tap_test "a hook without env inherits brig's environment, as runc's" t_hook_env_inherited
 tap_test "failing startContainer hook: create + start" t_start_container_fails create
 tap_test "failing startContainer hook: run" t_start_container_fails run
 tap_test "failing poststart hook fails start, kills the container" t_poststart_fails create
