@@ -749,18 +749,16 @@ int brig_open_init(const struct brig_state *s)
 static int kill_and_wait(int pidfd, struct brig_error *err);
 
 /*
- * start: wait for the container's process, then run the poststart hooks.
- * @watch reads exec.fifo: it hangs up when the last writer is gone, the
- * init's own fd, closed right before execve or at its death.  An init that
+ * start: wait for the container's process.  @watch reads exec.fifo: it hangs up when the last
+ * writer is gone, the init's own fd, closed right before execve or at its death.  An init that
  * failed before execve wrote "!" and why first (init.c: late_failure); the
  * byte `brig start` wrote is still there when it died before reading it.
  * runc's start waits for the execve the same way; brig also fails when the
  * process never ran, so that its caller knows (and its --log says why).
  */
-static int start_wait(const struct brig_state *s, int watch, int pidfd, struct brig_error *err)
+static int start_wait(const struct brig_state *s, int watch, struct brig_error *err)
 {
 	struct pollfd p = { .fd = watch }; /* POLLHUP only */
-	struct brig_error ignored = BRIG_ERROR_INIT;
 	char buf[PIPE_BUF + 1];
 	ssize_t n;
 
@@ -777,11 +775,24 @@ static int start_wait(const struct brig_state *s, int watch, int pidfd, struct b
 		                      "container \"%s\": its init died before it started the "
 		                      "process",
 		                      s->id);
-	if (pidfd < 0 ||
-	    brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTART, s, BRIG_STATUS_RUNNING, err) == 0)
+	return 0;
+}
+
+/*
+ * start: the poststart hooks, once the process runs.  One that fails fails
+ * the container (spec 1.3), which is killed and deleted, as runc and crun
+ * do (its poststop hooks run): `state` then says it does not exist.
+ */
+static int start_poststart(const struct brig_context *ctx, const struct brig_state *s, int pidfd,
+                           struct brig_error *err)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+
+	if (brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTART, s, BRIG_STATUS_RUNNING, err) == 0)
 		return 0;
-	/* spec 1.3: the container fails with its poststart hook */
 	kill_and_wait(pidfd, &ignored);
+	brig_error_release(&ignored);
+	brig_container_delete(ctx, s->id, true, &ignored);
 	brig_error_release(&ignored);
 	return -1;
 }
@@ -836,7 +847,9 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 	if (r == 0) {
 		/* hooks may ask brig about the container: unlocked */
 		brig_entry_release(&e);
-		r = start_wait(s, watch, pidfd, err);
+		r = start_wait(s, watch, err);
+		if (r == 0 && pidfd >= 0)
+			r = start_poststart(ctx, s, pidfd, err);
 	}
 out:
 	brig_state_free(s);
