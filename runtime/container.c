@@ -536,6 +536,52 @@ static int make_cgroup(const struct brig_context *ctx, struct create_job *j, con
 	return 0;
 }
 
+/* Whether the comma-separated controller list @list names @ctrl. */
+static bool names_controller(const char *list, const char *ctrl)
+{
+	size_t n = strlen(ctrl);
+
+	for (const char *c = list; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
+		if (strncmp(c, ctrl, n) == 0 && (c[n] == ',' || c[n] == '\0'))
+			return true;
+	return false;
+}
+
+/*
+ * A real-time policy (SCHED_FIFO, SCHED_RR) in a v1 cpu cgroup whose
+ * cpu.rt_runtime_us is 0 (RT_GROUP_SCHED: the default of a new group)
+ * is refused by the kernel with a bare EPERM at sched_setattr; it is
+ * refused here, saying why and what gives the budget.
+ */
+static int check_rt_budget(const struct create_job *j, struct brig_error *err)
+{
+	const struct brig_scheduler *sc = j->bundle.config->process->scheduler;
+
+	if (!sc || !sc->policy ||
+	    (strcmp(sc->policy, "SCHED_FIFO") != 0 && strcmp(sc->policy, "SCHED_RR") != 0))
+		return 0;
+	for (size_t i = 0; i < j->cg.n; i++) {
+		const struct brig_cg_hier *h = &j->cg.h[i];
+		_cleanup_free_ char *path = NULL;
+		char buf[32] = "";
+		_cleanup_close_ int fd = -1;
+
+		if (h->v2 || !names_controller(h->name, "cpu"))
+			continue;
+		path = brig_xasprintf("%s/cpu.rt_runtime_us", h->dir);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
+			continue; /* no RT_GROUP_SCHED: no budget to give */
+		if (strtoll(buf, NULL, 10) == 0)
+			return brig_error_set(err,
+			                      "config.json: process.scheduler.policy: %s needs a "
+			                      "real-time budget in the container's cpu cgroup "
+			                      "(%s is 0): set linux.resources.cpu.realtimeRuntime",
+			                      sc->policy, path);
+	}
+	return 0;
+}
+
 /* The config as it was at create, in the state directory: exec takes the
  * container's process, seccomp filter and labels from it, whatever has
  * happened to the bundle since. */
@@ -652,7 +698,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	j.claimed = true;
 	if (keep_config(&j, err) < 0)
 		goto fail;
-	if (make_cgroup(ctx, &j, o->id, err) < 0 || shared_mntns(&j, err) < 0)
+	if (make_cgroup(ctx, &j, o->id, err) < 0 || check_rt_budget(&j, err) < 0 ||
+	    shared_mntns(&j, err) < 0)
 		goto fail;
 	if (!o->run) {
 		if (mkfifoat(j.entry.dirfd, EXEC_FIFO, 0600) < 0) {

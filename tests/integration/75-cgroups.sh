@@ -312,6 +312,34 @@ t_pids() {
 	assert_cg c2 pids pids.max max
 }
 
+# A real-time scheduling policy in a v1 cpu cgroup without a real-time
+# budget (cpu.rt_runtime_us 0, a new group's): the kernel's bare EPERM at
+# sched_setattr (brig said just that; so does runc 1.2, while runc 1.1.5
+# ignores process.scheduler) becomes one line saying why and what gives
+# the budget, and nothing is left; with realtimeRuntime the process runs
+# as SCHED_FIFO (policy 1 in /proc/self/sched).
+t_realtime_policy() {
+	local parent
+	[ "$CG" != v2 ] || skip "cgroup v2 has no realtime group scheduling"
+	parent=$(own_cpu_cgroup) || skip "no cpu cgroup of our own"
+	[ -f "$parent/cpu.rt_runtime_us" ] || skip "no cpu.rt_runtime_us (no RT_GROUP_SCHED)"
+	echo 50000 >"$parent/cpu.rt_runtime_us" || skip "cannot give $parent a realtime budget"
+	defer sh -c "echo 0 >'$parent/cpu.rt_runtime_us'"
+	mkbundle '.process.scheduler = {policy: "SCHED_FIFO", priority: 1}
+		| .process.capabilities |= with_entries(.value += ["CAP_SYS_NICE"])' \
+		sh -c 'grep "^policy" /proc/self/sched | tr -d " "'
+	br run --bundle "$T/b" c1
+	assert_rc 1
+	assert_lines 1 "$err" "stderr"
+	assert_match "$err" '^brig: config\.json: process\.scheduler\.policy: SCHED_FIFO needs a real-time budget in the container.s cpu cgroup \(.*/cpu\.rt_runtime_us is 0\): set linux\.resources\.cpu\.realtimeRuntime$' "stderr"
+	assert_nothing_left c1
+	brig_bundle_edit "$T/b" '.linux.resources.cpu = {realtimePeriod: 100000, realtimeRuntime: 2000}'
+	br run --bundle "$T/b" c2
+	assert_rc 0
+	assert_eq "$out" "policy:1" "the process's policy"
+	assert_nothing_left c2
+}
+
 # v1 only: realtime runtime within what the parent cgroup (this file's
 # own) is given.
 t_realtime() {
@@ -969,6 +997,7 @@ tap_test "memory: limit, reservation, swap (swappiness, disableOOMKiller on v1)"
 tap_test "cpu: shares, quota, period, burst, cpus, mems; idle" t_cpu
 tap_test "pids: a limit, and -1 is max" t_pids
 tap_test "cpu realtime runtime and period within the parent's budget (v1)" t_realtime
+tap_test "SCHED_FIFO without a real-time budget: why, and the budget that fixes it (v1)" t_realtime_policy
 tap_test "blockIO throttles on a real block device" t_blkio
 tap_test "unified keys go to the cgroup2 hierarchy" t_unified
 tap_test "hybrid: a unified key of a controller v2 does not have fails, leaves nothing" t_unified_not_enabled
