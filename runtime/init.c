@@ -105,6 +105,12 @@ static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err
 	_cleanup_close_ int tree = -1;
 	int fd;
 
+	/* an unbindable "/" could not give the rootfs its bind: slave it
+	 * stays until the container's own root is made unbindable, at the
+	 * end (runc >= 1.2: runc 1.1.5 fails with EINVAL) */
+	if (root_flag & MS_UNBINDABLE)
+		root_flag = 0;
+
 	if (!a->shared_mntns &&
 	    mount(NULL, "/", NULL, root_flag ? root_flag : MS_SLAVE | MS_REC, NULL) < 0)
 		return brig_error_setp(err, errno, "set the propagation of \"/\"");
@@ -500,10 +506,16 @@ static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_
 	if (lx && brig_apply_sysctl(procfd, lx->sysctl, lx->n_sysctl, err) < 0)
 		return -1;
 	/* the container's own root gets the asked propagation ("shared" makes
-	 * it a peer group of its own) */
-	if (propagation_flag(lx ? lx->rootfs_propagation : NULL) & MS_SHARED &&
-	    mount(NULL, "/", NULL, MS_SHARED, NULL) < 0)
-		return brig_error_setp(err, errno, "make the rootfs shared");
+	 * it a peer group of its own; "unbindable" and "runbindable" are
+	 * applied only now, to its mounts) */
+	{
+		unsigned long flag = propagation_flag(lx ? lx->rootfs_propagation : NULL);
+
+		if (flag & (MS_SHARED | MS_UNBINDABLE) &&
+		    mount(NULL, "/", NULL, flag & (MS_SHARED | MS_UNBINDABLE | MS_REC), NULL) < 0)
+			return brig_error_setp(err, errno, "set the propagation of the rootfs (%s)",
+			                       lx->rootfs_propagation);
+	}
 	/* a missing cwd is created now, while the root may still be written */
 	{
 		int cwd = brig_mkpath_in_root(rootfd, p->cwd, BRIG_MKPATH_DIR, err);

@@ -451,17 +451,27 @@ t_no_pivot_host_proc() { # plain|userns
 
 # rootfsPropagation: each value runs; "shared" makes the container's root
 # mount shared, the others do not (runc >= 1.2, its mounts_propagation.bats;
-# runc 1.1 runs them all but leaves / private).
+# runc 1.1 runs them all but leaves / private); "unbindable" makes the root
+# unbindable and "runbindable" its mounts too (runc >= 1.2 applies the
+# value to the root once in it; runc 1.1.5 fails both with EINVAL, as brig
+# did: an unbindable "/" cannot give the rootfs its bind).
 t_rootfs_propagation() {
 	local p
 	bundle || return
-	for p in shared slave private rshared rslave rprivate; do
-		ctr 'awk "\$5 == \"/\"" /proc/self/mountinfo' '.linux.rootfsPropagation = $p' --arg p "$p"
+	for p in shared slave private rshared rslave rprivate unbindable runbindable; do
+		ctr 'awk "\$5 == \"/\" || \$5 == \"/proc\"" /proc/self/mountinfo' \
+			'.linux.rootfsPropagation = $p' --arg p "$p"
 		assert_rc 0
 		assert_eq "$err" "" "stderr with $p"
 		case $p in
 		*shared) assert_match "$(mi_prop "$out" /)" '(^| )shared:[0-9]+' "propagation of / with $p" ;;
+		*unbindable) assert_match "$(mi_prop "$out" /)" '(^| )unbindable' "propagation of / with $p" ;;
 		*) assert_not_contains "$(mi_prop "$out" /)" "shared:" "propagation of / with $p" ;;
+		esac
+		# the recursive form reaches the mounts below the root
+		case $p in
+		runbindable) assert_match "$(mi_prop "$out" /proc)" '(^| )unbindable' "/proc with $p" ;;
+		unbindable) assert_not_contains "$(mi_prop "$out" /proc)" unbindable "/proc with $p" ;;
 		esac
 	done
 	assert_empty_dir "$T/root"
@@ -479,7 +489,7 @@ t_rootfs_propagation_shared_host() {
 	defer umount -R -l "$T/shared"
 	mount --make-shared "$T/shared" || fail "make $T/shared shared"
 	bundle "$T/shared/b" || return
-	for p in default shared slave private rslave; do
+	for p in default shared slave private rslave unbindable runbindable; do
 		if [ "$p" = default ]; then
 			brig_bundle_edit "$T/shared/b" 'del(.linux.rootfsPropagation)'
 		else
