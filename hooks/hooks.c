@@ -242,9 +242,23 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Without a pidfd, how often the hook is checked for its exit (ms). */
+#define EXIT_CHECK_MS 10
+
+/* Whether the hook (brig's child, not reaped: its pid is its own) exited. */
+static bool exited(const struct hook_run *r)
+{
+	siginfo_t si = { 0 };
+
+	return waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid;
+}
+
 /*
  * Feed and drain the hook until it exits or @timeout_s (0: none) passes.
- * Returns 1 when it exited, 0 when it timed out, -1 with errno.
+ * Returns 1 when it exited, 0 when it timed out, -1 with errno.  Without
+ * a pidfd (r->pidfd -1: the container's seccomp filter may deny
+ * pidfd_open to its startContainer hooks) the exit is checked every
+ * EXIT_CHECK_MS.
  */
 static int supervise(struct hook_run *r, int timeout_s)
 {
@@ -265,6 +279,12 @@ static int supervise(struct hook_run *r, int timeout_s)
 			if (left <= 0)
 				return 0;
 			wait_ms = left > INT_MAX ? INT_MAX : (int)left;
+		}
+		if (r->pidfd < 0) {
+			if (exited(r))
+				return 1;
+			if (wait_ms < 0 || wait_ms > EXIT_CHECK_MS)
+				wait_ms = EXIT_CHECK_MS;
 		}
 		if (poll(p, ARRAY_SIZE(p), wait_ms) < 0) {
 			if (errno == EINTR)
@@ -344,8 +364,11 @@ static int run_one(const struct brig_hook *h, size_t index, const char *state,
 		goto out;
 	}
 	brig_debug("%s: pid %d", msg.buf, (int)r.pid);
+	/* the hook is brig's child, unreaped: its pid cannot name another
+	 * process, and a filter that denies pidfd_open (a startContainer
+	 * hook runs under the container's) leaves the pid to go by */
 	r.pidfd = pidfd_open(r.pid, 0);
-	if (r.pidfd < 0) {
+	if (r.pidfd < 0 && errno != ENOSYS && errno != EPERM) {
 		e = errno;
 		kill(r.pid, SIGKILL);
 		waitpid(r.pid, NULL, 0);
@@ -355,9 +378,9 @@ static int run_one(const struct brig_hook *h, size_t index, const char *state,
 	ended = supervise(&r, h->timeout.set ? h->timeout.value : 0);
 	e = errno;
 	if (ended <= 0)
-		pidfd_send_signal(r.pidfd, SIGKILL, NULL, 0);
+		kill(r.pid, SIGKILL);
 	memset(&si, 0, sizeof(si));
-	while (waitid(P_PIDFD, (id_t)r.pidfd, &si, WEXITED) < 0 && errno == EINTR)
+	while (waitid(P_PID, (id_t)r.pid, &si, WEXITED) < 0 && errno == EINTR)
 		;
 	close_fd(&r.in);
 	for (int i = 0; i < FINAL_READS && read_some(&r.out, &r.tail_out); i++)

@@ -371,6 +371,41 @@ t_hook_env_inherited() {
 	done
 }
 
+# startContainer hooks run under the container's seccomp filter (runc's
+# order), and brig watches them from there: a profile older than
+# pidfd_open (the OCI runtime tools' generated one: ENOSYS) or one that
+# denies it (EPERM) must not fail them.  brig said "pidfd_open: Function
+# not implemented"; runc runs the same bundle.  The hook's timeout still
+# holds without a pidfd.
+t_start_container_no_pidfd() {
+	local errno runc sc
+	for errno in 38 1; do
+		sc=$(jq -nc --argjson e "$errno" '{defaultAction: "SCMP_ACT_ALLOW",
+			syscalls: [{names: ["pidfd_open"], action: "SCMP_ACT_ERRNO", errnoRet: $e}]}')
+		hooks_bundle "$(hooks startContainer "$(ctr_sh_hook 'echo ran >$0/start')")" true
+		brig_bundle_edit "$T/b" '.linux.seccomp = $sc' --argjson sc "$sc"
+		rm -f "$T/shared/start"
+		br run --bundle "$T/b" c1
+		assert_rc 0
+		assert_eq "$err" "" "stderr (pidfd_open: errno $errno)"
+		assert_eq "$(cat "$T/shared/start" 2>/dev/null)" ran "the hook ran (errno $errno)"
+		if runc=$(side_runc); then
+			rm -f "$T/shared/start"
+			brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+			run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" "r$RANDOM"
+			assert_rc 0
+			assert_eq "$(cat "$T/shared/start" 2>/dev/null)" ran "runc: the hook ran (errno $errno)"
+		fi
+	done
+	hooks_bundle "$(hooks startContainer "$(ctr_sh_hook 'exec sleep 30' 1)")" true
+	brig_bundle_edit "$T/b" '.linux.seccomp = $sc' --argjson sc "$sc"
+	br run --bundle "$T/b" c2
+	assert_rc 1
+	assert_err_line 'brig: startContainer hook #0 "/bin/sh": timed out after 1s'
+	# (the compiled filters stay in the cache, by design)
+	assert_eq "$(ls "$T/root")" "" "containers left"
+}
+
 # A failing startContainer hook: the init exits non-zero before the
 # container's process runs.  start (or run) fails with the hook's reason,
 # so that the caller knows; after a start the container's stderr has the
@@ -498,6 +533,7 @@ for stage in prestart createRuntime createContainer; do
 	done
 done
 tap_test "a hook without env inherits brig's environment, as runc's" t_hook_env_inherited
+tap_test "startContainer hooks under a filter that denies pidfd_open, as runc's" t_start_container_no_pidfd
 tap_test "failing startContainer hook: create + start" t_start_container_fails create
 tap_test "failing startContainer hook: run" t_start_container_fails run
 tap_test "failing poststart hook fails start, kills and deletes the container" t_poststart_fails create
