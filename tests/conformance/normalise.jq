@@ -33,7 +33,8 @@
 # leftovers there); the same one for both runs.
 | .linux.cgroupsPath = $cg
 
-# Hooks run host programs of the generating machine.
+# Hooks run host programs of the generating machine.  (run.sh adds hooks
+# of its own, which tell what environment each stage gets.)
 | del(.hooks)
 
 # Namespaces given by path are those of the pod or of the engine that

@@ -26,6 +26,10 @@
  *                   seccomp profiles treat apart (io_uring_setup, ...)
  *   ns.*            what tells the namespaces from the host's: pid 1,
  *                   the network interfaces, ...
+ *   net.lo.*        lo's flags (SIOCGIFFLAGS, and /sys/class/net/lo/flags)
+ *                   and what a TCP connect() to 127.0.0.1 and ::1 on a
+ *                   closed port meets: ECONNREFUSED when lo is up,
+ *                   ENETUNREACH (EADDRNOTAVAIL for ::1) when it is down
  *   fd.N            the open file descriptors, by type (pipe, /dev/null)
  *   keyring         the session keyring's description, serial dropped
  *   oom_score_adj
@@ -48,8 +52,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/keyctl.h>
 #include <linux/openat2.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -57,9 +64,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/fsuid.h>
+#include <sys/ioctl.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -555,6 +564,54 @@ static void namespaces(void)
 	free(text);
 }
 
+/* A TCP connect() to @addr (of @len bytes) on a port where nothing
+ * listens: "errno=ECONNREFUSED" through an interface that is up. */
+static void connect_result(const char *key, const struct sockaddr *addr, socklen_t len)
+{
+	int fd = socket(addr->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		printf("%s: socket errno=%s\n", key, strerrorname_np(errno) ?: "?");
+		return;
+	}
+	if (connect(fd, addr, len) == 0)
+		printf("%s: ok\n", key);
+	else
+		printf("%s: errno=%s\n", key, strerrorname_np(errno) ?: "?");
+	close(fd);
+}
+
+/*
+ * lo: runc and crun bring it up in a network namespace of the
+ * container's own (it is up already in the host's).  Its flags, through
+ * an ioctl on a unix socket (no protocol of the namespace needed) and in
+ * sysfs, and what a connection to the loopback addresses meets.
+ */
+static void loopback(void)
+{
+	struct ifreq ifr = { 0 };
+	struct sockaddr_in in4 = { .sin_family = AF_INET, .sin_port = htons(1) };
+	struct sockaddr_in6 in6 = { .sin6_family = AF_INET6, .sin6_port = htons(1) };
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr) < 0) {
+		printf("net.lo.flags: errno=%s\n", strerrorname_np(errno) ?: "?");
+	} else {
+		unsigned int f = (unsigned short)ifr.ifr_flags;
+
+		printf("net.lo.flags: %#x%s%s%s\n", f, f & IFF_UP ? " UP" : "",
+		       f & IFF_LOOPBACK ? " LOOPBACK" : "", f & IFF_RUNNING ? " RUNNING" : "");
+	}
+	if (fd >= 0)
+		close(fd);
+	print_lines("net.lo.sysfs_flags", "/sys/class/net/lo/flags");
+	in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	connect_result("net.lo.connect4", (const struct sockaddr *)&in4, sizeof(in4));
+	in6.sin6_addr = in6addr_loopback;
+	connect_result("net.lo.connect6", (const struct sockaddr *)&in6, sizeof(in6));
+}
+
 static void fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");
@@ -852,6 +909,7 @@ int main(int argc, char **argv)
 	process();
 	syscalls();
 	namespaces();
+	loopback();
 	fds();
 	keyring();
 	mounts();

@@ -13,14 +13,25 @@
 # capabilities, seccomp, ids and maps, rlimits, hostname, env, cwd, umask,
 # the answers to clone3/faccessat2/openat2/close_range/syscall 1000 and a
 # few more, namespaces, fds, keyring, mountinfo, cgroups and their
-# limits, /dev, sysctls.  The two outputs must be the same, but for the
-# lines that tests/conformance/allow-list lets differ, each for a reason
-# written there (a difference brig makes on purpose).  The test prints
-# the differences left, "brig: LINE" / "runc: LINE".  Both runs must also
+# limits, /dev, sysctls, lo's state (flags, a connect() to 127.0.0.1
+# and ::1).  Each run also has hooks of every stage, which write the
+# environment they get (see add_hooks): "hook.STAGE.env:" lines.  The two
+# outputs must be the same, but for the lines that
+# tests/conformance/allow-list lets differ, each for a reason written
+# there (a difference brig makes on purpose).  The test prints the
+# differences left, "brig: LINE" / "runc: LINE".  Both runs must also
 # exit 0 and print nothing on stderr.
 #
 # A config that runc cannot run fails its test too: normalise() has to
-# make every corpus entry runnable here.
+# make every corpus entry runnable here.  The one exception is a failure
+# of runc that the allow-list names ("run: failed: exit N: MESSAGE", a
+# bug of runc 1.1.5 with its reason): the test says so, and compares
+# brig's output with runc's on the edit runc_instead names.
+#
+# Variants (VARIANTS): a few corpus entries again with one edit each,
+# NAME@KEY=VALUE: runc-spec and podman with each rootfsPropagation of the
+# spec.  And one test more: a failing poststart hook fails start, and
+# the container does not exist afterwards, under both (t_poststart_fails).
 #
 # A new generator, or a new version of one: run generate.sh (see its
 # header); its new files are tested from then on.
@@ -42,6 +53,13 @@ RUNC=$(side_runc) || skip_all "needs runc to compare with (not installed, or BRI
 # The probe runs inside busybox: static.  As `make check` built it, or
 # built here.
 PROBE=$(static_helper conformance/probe) || skip_all "needs a static tests/conformance/probe (gcc -static)"
+# A probe built before probe.c last changed would not print what the
+# layer compares now: built here instead.
+if [ "$CONF/probe.c" -nt "$PROBE" ]; then
+	PROBE=$_tap_state/probe
+	gcc -std=gnu11 -static -O2 -o "$PROBE" "$CONF/probe.c" ||
+		skip_all "needs a static tests/conformance/probe (gcc -static)"
+fi
 brig_file_rootfs
 
 # The container's root of a config with a user namespace (and no usable
@@ -122,11 +140,13 @@ root_of() {
 }
 
 # bundle CONFIG OWNER: $T/b, a fresh bundle of CONFIG, the busybox rootfs
-# with the probe at /probe, owned by OWNER (the container's root).
+# with the probe at /probe and the mount point of the hooks' directory
+# (HOOKDIR, below), owned by OWNER (the container's root).
 bundle() {
 	rm -rf "$T/b" && mkdir -p "$T/b" &&
 		cp -a "$ROOTFS" "$T/b/rootfs" &&
 		cp "$PROBE" "$T/b/rootfs/probe" &&
+		mkdir "$T/b/rootfs$HOOKDIR" &&
 		cp "$1" "$T/b/config.json" || return 1
 	if [ "$2" != 0:0 ]; then
 		chown -hR "$2" "$T/b/rootfs" || return 1
@@ -164,6 +184,117 @@ tidy() {
 	sed "${args[@]}" "$1"
 }
 
+# ------------------------------------------------------------ hooks
+
+# Each run has hooks of its own (normalise.jq drops the corpus's, which
+# are programs of the generating machine): each writes the environment
+# it was given (its /proc/self/environ, sorted) to NAME.env in a directory
+# of $T, bind mounted at HOOKDIR in the container:
+#   prestart, createRuntime, poststart, poststop
+#                    no env: the runtime's own environment (RUN_ENV)
+#   prestart-empty   "env": []: none at all
+#   prestart-own     an env of its own: exactly that
+#   createContainer  no env, in the container's namespaces before its
+#                    pivot_root: the container process's, as runc's init
+#                    has set it by then
+#   startContainer   no env, in the container: the same, HOME too
+# The runtimes run under `env -i RUN_ENV`, fixed values: the runtime's
+# environment is the same for both, but for what a runtime would add or
+# drop.  The files become "hook.NAME.env: VAR=VALUE" lines of the
+# output, compared like the probe's.
+HOOKDIR=/hookenv
+RUN_ENV=(PATH=/usr/sbin:/usr/bin:/sbin:/bin:/conformance/bin BRIG_CONFORMANCE=runtime-env)
+HOOKS=(prestart prestart-empty prestart-own createRuntime createContainer startContainer
+	poststart poststop)
+# /proc/self/environ opened by the shell itself (a forked opener would be
+# gone by the time tr reads, and the mm with it); /proc/$$ would name
+# another process in the host's /proc, which createContainer still sees.
+# (dash, the host's sh, and busybox sh look commands up in a default PATH
+# when there is none in the environment.)
+# shellcheck disable=SC2016 # (for sh -c)
+HOOK_SH='exec </proc/self/environ && tr "\0" "\n" | sort >"$0/$1.env"'
+
+# add_hooks DIR: the config on stdin with those hooks, writing to DIR (a
+# host directory) and, in the container, to HOOKDIR, DIR bind mounted.
+add_hooks() {
+	jq --arg dir "$1" --arg in "$HOOKDIR" --arg sh "$HOOK_SH" '
+		def hook($d; $n): {path: "/bin/sh", args: ["sh", "-c", $sh, $d, $n]};
+		.mounts += [{destination: $in, type: "bind", source: $dir, options: ["rbind", "rw"]}]
+		| .hooks = {
+			prestart: [hook($dir; "prestart"),
+				(hook($dir; "prestart-empty") | .env = []),
+				(hook($dir; "prestart-own") | .env = ["HOOK_OWN=own", "HOOK_TWO=a b"])],
+			createRuntime: [hook($dir; "createRuntime")],
+			createContainer: [hook($dir; "createContainer")],
+			startContainer: [hook($in; "startContainer")],
+			poststart: [hook($dir; "poststart")],
+			poststop: [hook($dir; "poststop")]
+		}'
+}
+
+# hook_lines DIR: what the hooks wrote to DIR, as lines of the output.
+hook_lines() {
+	local h line
+	for h in "${HOOKS[@]}"; do
+		if [ ! -f "$1/$h.env" ]; then
+			echo "hook.$h.env: (did not run)"
+		elif [ ! -s "$1/$h.env" ]; then
+			echo "hook.$h.env: (empty)"
+		else
+			while IFS= read -r line; do
+				echo "hook.$h.env: $line"
+			done <"$1/$h.env"
+		fi
+	done
+}
+
+# ------------------------------------------------------------ variants
+
+# A variant NAME@KEY=VALUE is the corpus entry NAME with one more edit
+# after normalise.jq, named by KEY:
+#   rootfsPropagation=V   .linux.rootfsPropagation = V
+# Every value of the spec's rootfsPropagation, on two entries that
+# differ in their mounts: runc's own spec and Podman's config (which
+# have no rootfsPropagation of their own).  Every entry again with each
+# value would double the time of the layer for little more.
+PROPAGATIONS=(private rprivate slave rslave shared rshared unbindable runbindable)
+VARIANTS=()
+for base in runc-spec podman; do
+	for p in "${PROPAGATIONS[@]}"; do
+		VARIANTS+=("$base@rootfsPropagation=$p")
+	done
+done
+
+# variant_edit KEY=VALUE: the config on stdin with that edit (none for an
+# empty argument).
+variant_edit() {
+	case $1 in
+	'') cat ;;
+	rootfsPropagation=*) jq --arg v "${1#*=}" '.linux.rootfsPropagation = $v' ;;
+	*)
+		echo "run.sh: unknown variant $1" >&2
+		return 1
+		;;
+	esac
+}
+
+# runc_instead KEY=VALUE: the edit runc runs in place of KEY=VALUE when it
+# fails a variant and the allow-list lets it fail ("run: failed: ..."):
+# brig's output is then compared with runc's of that edit (the
+# allow-list says what may differ between the two).  Nothing: brig's
+# output cannot be compared with anything of runc's.
+#   unbindable, runbindable: runc 1.1.5 makes the host's "/" unbindable
+#   before it binds the rootfs, and fails create (EINVAL); runc >= 1.2
+#   gives the value to the container's root at the end, as brig does.
+#   Against private (rprivate) only the propagation of "/" (of every
+#   mount) differs.
+runc_instead() {
+	case $1 in
+	rootfsPropagation=unbindable) echo rootfsPropagation=private ;;
+	rootfsPropagation=runbindable) echo rootfsPropagation=rprivate ;;
+	esac
+}
+
 # ------------------------------------------------------------ allow-list
 
 # allowed NAME LINE: an allow-list entry lets LINE ("key: value", as the
@@ -189,44 +320,104 @@ allowed() {
 
 # ------------------------------------------------------------ the test
 
-t_conformance() {
-	local name=$1 owner diffs left line rt
-	CGNAME=conf-$$-$name
-	normalise "$name" "$CGNAME" >"$T/normalised.json" || {
-		fail "cannot normalise corpus/$name.json"
-		return
-	}
-	owner=$(root_of "$T/normalised.json")
+# config NAME EDIT: $T/config.json, corpus entry NAME normalised, with the
+# variant's EDIT and the hooks, and the bind mount stand-ins; OWNER set
+# to the container's root.
+config() {
+	# (made before the stand-ins, which replace missing sources)
+	[ -d "$T/hooks" ] || mkdir -m 0777 "$T/hooks" || return 1
+	normalise "$1" "$CGNAME" | variant_edit "$2" | add_hooks "$T/hooks" >"$T/normalised.json" ||
+		return 1
+	OWNER=$(root_of "$T/normalised.json")
 	# The container's root, when it is not the host's, reaches the
-	# bundle and the stand-ins through $T.
-	[ "$owner" = 0:0 ] || chmod 0711 "$T"
-	standins "$T/normalised.json" "$T/binds" "$owner" >"$T/config.json" || {
-		fail "cannot make the bind mount stand-ins"
+	# bundle, the stand-ins and the hooks' directory through $T.
+	[ "$OWNER" = 0:0 ] || chmod 0711 "$T"
+	standins "$T/normalised.json" "$T/binds" "$OWNER" >"$T/config.json"
+}
+
+# run_one RT: $T/config.json run with RT (brig or runc) in a fresh
+# bundle, under `env -i RUN_ENV`; $T/RT.probe: the probe's output and the
+# hooks' lines, tidied; $T/RT.status: "ok", or "failed: exit N: STDERR"
+# on one line (runc's log prefix dropped), tidied too.
+run_one() {
+	local rt=$1
+	bundle "$T/config.json" "$OWNER" || {
+		fail "cannot make the bundle for $rt"
+		return 1
+	}
+	if ! rm -rf "$T/hooks" || ! mkdir -m 0777 "$T/hooks"; then
+		fail "cannot make $T/hooks"
+		return 1
+	fi
+	if [ "$rt" = brig ]; then
+		run_rt brig env -i "${RUN_ENV[@]}" "$BRIG" --root "$T/root" run --bundle "$T/b" "$CGNAME"
+	else
+		run_rt runc env -i "${RUN_ENV[@]}" "$RUNC" --root "$T/runc-root" run --bundle "$T/b" "$CGNAME"
+		# runc 1.1.5 on a hybrid host makes its cgroup2 directory
+		# from the root of the unified hierarchy, not under ours.
+		rmdir "/sys/fs/cgroup/unified/$CGNAME" 2>/dev/null
+	fi
+	hook_lines "$T/hooks" >>"$T/$rt.out"
+	if [ "$(cat "$T/$rt.rc")" = 0 ] && [ ! -s "$T/$rt.err" ]; then
+		echo ok
+	else
+		printf 'failed: exit %s: %s\n' "$(cat "$T/$rt.rc")" \
+			"$(sed 's/^time="[^"]*" level=[a-z]* msg="\(.*\)"$/\1/' "$T/$rt.err" | paste -sd ' ')"
+	fi >"$T/$rt.status.raw"
+	if ! tidy "$T/$rt.status.raw" >"$T/$rt.status" || ! tidy "$T/$rt.out" >"$T/$rt.probe"; then
+		fail "cannot tidy the output of $rt"
+		return 1
+	fi
+}
+
+# The corpus entry (or variant) NAME under both runtimes: brig must run
+# it; runc too, unless the allow-list lets runc's "run: failed: ..." be
+# (then runc runs runc_instead's edit, see there); the outputs must be the
+# same but for the lines the allow-list lets differ.
+t_conformance() {
+	local name=$1 base=${1%%@*} edit='' instead diffs left line missing
+	[[ $name == *@* ]] && edit=${name#*@}
+	# a container id and cgroup name: no "@" or "="
+	CGNAME=conf-$$-$base${edit:+-${edit#*=}}
+	config "$base" "$edit" || {
+		fail "cannot make the config of $name (normalise.jq, the variant, the hooks, the stand-ins)"
 		return
 	}
 
-	for rt in brig runc; do
-		bundle "$T/config.json" "$owner" || {
-			fail "cannot make the bundle for $rt"
-			return
-		}
-		if [ "$rt" = brig ]; then
-			run_rt brig "$BRIG" --root "$T/root" run --bundle "$T/b" "$CGNAME"
+	run_one brig || return
+	run_one runc || return
+	if [ "$(cat "$T/brig.status")" != ok ]; then
+		fail "brig run: $(cat "$T/brig.status")" "(runc run: $(cat "$T/runc.status"))"
+		return
+	fi
+	if [ "$(cat "$T/runc.status")" != ok ]; then
+		if ! allowed "$name" "run: $(cat "$T/runc.status")"; then
+			fail "runc run: $(cat "$T/runc.status")"
 		else
-			run_rt runc "$RUNC" --root "$T/runc-root" run --bundle "$T/b" "$CGNAME"
-			# runc 1.1.5 on a hybrid host makes its cgroup2 directory
-			# from the root of the unified hierarchy, not under ours.
-			rmdir "/sys/fs/cgroup/unified/$CGNAME" 2>/dev/null
+			instead=$(runc_instead "$edit")
+			diag "runc cannot run $name, as the allow-list expects: $(cat "$T/runc.status")"
+			if [ -z "$instead" ]; then
+				diag "brig's output has nothing of runc's to be compared with"
+				grep -q '^status\.CapEff: ' "$T/brig.probe" || fail "no output of the probe under brig"
+				return
+			fi
+			diag "brig's output is compared with runc's on $base@$instead"
+			config "$base" "$instead" || {
+				fail "cannot make the config of $base@$instead"
+				return
+			}
+			run_one runc || return
+			[ "$(cat "$T/runc.status")" = ok ] || fail "runc run of $base@$instead: $(cat "$T/runc.status")"
 		fi
-		if [ "$(cat "$T/$rt.rc")" != 0 ] || [ -s "$T/$rt.err" ]; then
-			fail "$rt run: exit status $(cat "$T/$rt.rc"), stderr: $(cat "$T/$rt.err")"
-		fi
-		tidy "$T/$rt.out" >"$T/$rt.probe" || fail "cannot tidy the output of $rt"
-	done
+	fi
 	if ! grep -q '^status\.CapEff: ' "$T/brig.probe" || ! grep -q '^status\.CapEff: ' "$T/runc.probe"; then
 		fail "no output of the probe to compare"
 		return
 	fi
+	# (the same under both would pass: a hook of the test that does not
+	# work here is a failure of its own)
+	missing=$(grep -h '(did not run)$' "$T/brig.probe" "$T/runc.probe" | sort -u)
+	[ -z "$missing" ] || fail "hooks of the test that did not run:"$'\n'"$missing"
 
 	diffs=$(diff --unchanged-line-format= --old-line-format='brig: %L' \
 		--new-line-format='runc: %L' "$T/brig.probe" "$T/runc.probe")
@@ -237,7 +428,7 @@ t_conformance() {
 		left+="$line"$'\n'
 	done <<<"$diffs"
 	if [ -n "$left" ]; then
-		fail "brig and runc differ on tests/conformance/corpus/$name.json (normalised by normalise.jq; CONFORMANCE_KEEP=DIR keeps the config and both outputs):"$'\n'"$left"
+		fail "brig and runc differ on tests/conformance/corpus/$base.json (normalised by normalise.jq${edit:+, with $edit}; CONFORMANCE_KEEP=DIR keeps the config and both outputs):"$'\n'"$left"
 	fi
 	# Kept for a look by hand: CONFORMANCE_KEEP=DIR.
 	if [ -n "${CONFORMANCE_KEEP:-}" ]; then
@@ -246,6 +437,53 @@ t_conformance() {
 			cp "$T/brig.probe" "$CONFORMANCE_KEEP/$name.brig" &&
 			cp "$T/runc.probe" "$CONFORMANCE_KEEP/$name.runc"
 	fi
+}
+
+# A failing poststart hook fails start, and the container is deleted
+# afterwards (runc, crun; brig since issue 21): `state` says it does not
+# exist, under each runtime, and nothing is left (the state under --root;
+# processes and cgroups: tap.sh checks).  runc 1.1.5 runs poststart
+# hooks already at create (a bug of its own, fixed in runc 1.2): there
+# create fails, and start then finds nothing; the container does not
+# exist afterwards there either.  The container's process sleeps: a
+# runtime that did not kill it would leave it behind.
+t_poststart_fails() {
+	local rt id=conf-$$-poststart
+	CGNAME=$id
+	normalise runc-spec "$CGNAME" |
+		jq '.process.args = ["sleep", "60"] | .hooks = {poststart: [{path: "/bin/false", args: ["false"]}]}' \
+			>"$T/config.json" || {
+		fail "cannot make the config"
+		return
+	}
+	for rt in brig runc; do
+		local cmd=("$BRIG" --root "$T/root")
+		[ "$rt" = runc ] && cmd=("$RUNC" --root "$T/runc-root")
+		defer "${cmd[@]}" delete --force "$id"
+		bundle "$T/config.json" 0:0 || {
+			fail "cannot make the bundle for $rt"
+			return
+		}
+		run_cmd "${cmd[@]}" create --bundle "$T/b" "$id"
+		[ "$rt" = runc ] || assert_eq "$rc" 0 "brig create: exit status (stderr: $err)"
+		if [ "$rc" = 0 ]; then
+			run_cmd "${cmd[@]}" start "$id"
+			assert_ne "$rc" 0 "$rt start: exit status with a failing poststart hook"
+		elif [ "$rt" = runc ]; then
+			assert_contains "$err" "error running hook" "runc create: stderr"
+			diag "runc create failed already (runc 1.1.5 runs poststart at create): $err"
+		fi
+		run_cmd "${cmd[@]}" state "$id"
+		assert_ne "$rc" 0 "$rt state afterwards: exit status (stdout: $out)"
+		if [ "$rt" = brig ]; then
+			assert_eq "$err" "brig: container \"$id\" does not exist" "brig state afterwards: stderr"
+			assert_empty_dir "$T/root"
+		else
+			assert_contains "$err" "does not exist" "runc state afterwards: stderr"
+			assert_empty_dir "$T/runc-root"
+			rmdir "/sys/fs/cgroup/unified/$CGNAME" 2>/dev/null
+		fi
+	done
 }
 
 # Every entry of the allow-list has its glob, its line and its reason;
@@ -273,9 +511,17 @@ t_allow_list() {
 }
 
 : >"$_tap_state/used"
-for f in "$CONF"/corpus/*.json; do
-	name=$(basename "$f" .json)
+# CONFORMANCE_ONLY=GLOB (by hand): only the entries and variants GLOB
+# matches.
+for name in $(for f in "$CONF"/corpus/*.json; do basename "$f" .json; done) "${VARIANTS[@]}"; do
+	# shellcheck disable=SC2053
+	[[ $name == ${CONFORMANCE_ONLY:-*} ]] || continue
 	tap_test "$name: brig sees what runc sees" t_conformance "$name"
 done
+# shellcheck disable=SC2053
+if [[ poststart == ${CONFORMANCE_ONLY:-*} ]]; then
+	tap_test "poststart: a failing hook fails start, the container does not exist afterwards (brig and runc)" \
+		t_poststart_fails
+fi
 tap_test "allow-list: every entry has a line and a reason" t_allow_list
 tap_done
