@@ -218,14 +218,20 @@ _tap_mount_lines() {
 
 # Drop mount lines that belong to another test running at the same time
 # (make check runs test files in parallel): a test mounts only under its
-# own $T, so a mount under another test's directory is that test's.
+# own $T, so a mount under another test's directory is that test's; and
+# under another file's state directory (its shared rootfs, which a
+# container without a mount namespace of its own has mounts on, in the
+# namespace all the files share), that file's.
 _tap_not_other_tests() {
-	local mine base
+	local mine base file files
 	mine=$(realpath -m "$1")
 	base=$(realpath -m "${TMPDIR:-/tmp}")/brig-test.
-	awk -v mine="$mine" -v base="$base" '{
+	files=$(realpath -m "${TMPDIR:-/tmp}")/brig-tap.
+	file=$(realpath -m "$_tap_state")
+	awk -v mine="$mine" -v base="$base" -v file="$file" -v files="$files" '{
 		p = $3; gsub(/\\040/, " ", p)
 		if (index(p, base) == 1 && p != mine && index(p, mine "/") != 1) next
+		if (index(p, files) == 1 && p != file && index(p, file "/") != 1) next
 		print
 	}'
 }
