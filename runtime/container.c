@@ -68,8 +68,6 @@ static int check_supported(const struct brig_config *cfg, struct brig_error *err
 		return brig_error_wrap(err, "config.json: linux.mountLabel");
 	if (lx->intel_rdt)
 		return brig_error_set(err, "config.json: linux.intelRdt: not supported");
-	if (lx->memory_policy)
-		return brig_error_set(err, "config.json: linux.memoryPolicy: not implemented yet");
 	if (lx->n_net_devices)
 		return brig_error_set(err, "config.json: linux.netDevices: not implemented yet");
 	return 0;
@@ -686,7 +684,10 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	                         j.bundle.config->linux && j.bundle.config->linux->personality
 	                             ? j.bundle.config->linux->personality->domain
 	                             : NULL,
-	                         &j.plan, err) < 0)
+	                         &j.plan, err) < 0 ||
+	    brig_mempolicy_prepare(j.bundle.config->linux ? j.bundle.config->linux->memory_policy
+	                                                  : NULL,
+	                           &j.plan.mempolicy, err) < 0)
 		goto out;
 	/* connected first, as runc does: a wrong path fails before anything exists */
 	if (o->console_socket && *o->console_socket &&

@@ -531,7 +531,8 @@ static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_
 	    brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
 	    brig_apply_personality(a->plan, err) < 0 || brig_apply_scheduler(p, a->plan, err) < 0 ||
 	    brig_apply_ioprio(a->plan, err) < 0 ||
-	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
+	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 ||
+	    brig_mempolicy_apply(&a->plan->mempolicy, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
 	    set_exec_labels(procfd, p, err) < 0)
 		return -1;
 	/* HOME from the container's /etc/passwd when the config has none;

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "linux/mempolicy.h"
+
 struct brig_error;
 struct brig_process;
 struct brig_kv;
@@ -30,6 +32,7 @@ struct brig_process_plan {
 	int personality;    /* -1: leave as is */
 	char *cpus_initial; /* execCPUAffinity, verbatim ("0-3,7") or NULL */
 	char *cpus_final;
+	struct brig_mempolicy_plan mempolicy; /* linux.memoryPolicy (the init only) */
 };
 
 /*
