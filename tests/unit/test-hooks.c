@@ -186,16 +186,29 @@ static void test_exact(void)
 		};
 		_cleanup_free_ char *sigs = NULL, *env2 = NULL;
 
+		static char *const process_env[] = { "PROCESS=1", NULL };
+
 		cargs[3] = dir;
 		bare.args = cargs;
 		bare.n_args = 4;
+		/* without env: brig's own environment, as runc's hooks get */
+		clearenv();
+		setenv("HOOKTEST", "inherited", 1);
 		is_int(brig_hooks_run(&bare, 1, "{}", BRIG_HOOK_PRESTART, &err), 0,
 		       "a hook without env runs");
 		sigs = slurp("sigs");
 		is_str(sigs, "SigBlk: 0000000000000000\nSigIgn: 0000000000000000\n",
 		       "signals: none blocked or ignored, whatever the caller had");
 		env2 = slurp("env2");
-		is_str(env2, "", "no env: an empty environment");
+		is_str(env2, "HOOKTEST=inherited\n", "no env: brig's environment");
+		free(env2);
+		/* in the container the init gives them the process's instead */
+		brig_hooks_inherit_env(process_env);
+		is_int(brig_hooks_run(&bare, 1, "{}", BRIG_HOOK_START_CONTAINER, &err), 0,
+		       "a hook without env runs in the container");
+		brig_hooks_inherit_env(NULL);
+		env2 = slurp("env2");
+		is_str(env2, "PROCESS=1\n", "no env in the container: the process's environment");
 	}
 	{
 		/* no args: argv[0] is the path ("true" for busybox-like tools;
