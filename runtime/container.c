@@ -22,8 +22,8 @@
 
 #include "bundle.h"
 #include "cgroup/cgroup.h"
-#include "cmd/cmd.h"
 #include "console.h"
+#include "context.h"
 #include "hooks/hooks.h"
 #include "init.h"
 #include "linux/apparmor.h"
@@ -493,9 +493,9 @@ static bool in_userns(void)
  * root, or root of a user namespace). */
 static bool rootless(const struct brig_context *ctx)
 {
-	if (!strcmp(ctx->rootless, "auto"))
+	if (ctx->rootless == BRIG_ROOTLESS_AUTO)
 		return geteuid() != 0 || in_userns();
-	return !strcmp(ctx->rootless, "true");
+	return ctx->rootless == BRIG_ROOTLESS_TRUE;
 }
 
 /* Any limit beyond the device rules (which a rootless /dev enforces by

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "cmd/cmd.h"
+#include "context.h"
 #include "spec/state.h"
 #include "state.h"
 #include "util/cleanup.h"

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "cmd/cmd.h"
 #include "console.h"
+#include "context.h"
 #include "container.h"
 #include "linux/apparmor.h"
 #include "linux/namespaces.h"

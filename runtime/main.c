@@ -85,7 +85,7 @@ static int check_arg_count(const struct brig_command *c, int n, struct brig_erro
 
 static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 {
-	struct brig_context ctx = { .root = default_root(), .rootless = "auto" };
+	struct brig_cli cli = { .ctx = { .root = default_root(), .rootless = BRIG_ROOTLESS_AUTO } };
 	struct brig_args g = { 0 }, a = { 0 };
 	const struct brig_command *cmd;
 	int cmd_index, r = -1;
@@ -104,7 +104,7 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 		goto out;
 	}
 	if (g.vals[BRIG_G_LOG_FORMAT].set &&
-	    brig_log_format_parse(g.vals[BRIG_G_LOG_FORMAT].str, &ctx.log_format) < 0) {
+	    brig_log_format_parse(g.vals[BRIG_G_LOG_FORMAT].str, &cli.log_format) < 0) {
 		brig_error_usage(err, "invalid --log-format \"%s\": expected \"text\" or \"json\"",
 		                 g.vals[BRIG_G_LOG_FORMAT].str);
 		goto out;
@@ -112,30 +112,33 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 	if (g.vals[BRIG_G_ROOTLESS].set) {
 		const char *v = g.vals[BRIG_G_ROOTLESS].str;
 
-		if (strcmp(v, "auto") && strcmp(v, "true") && strcmp(v, "false")) {
+		if (!strcmp(v, "true")) {
+			cli.ctx.rootless = BRIG_ROOTLESS_TRUE;
+		} else if (!strcmp(v, "false")) {
+			cli.ctx.rootless = BRIG_ROOTLESS_FALSE;
+		} else if (strcmp(v, "auto")) {
 			brig_error_usage(
 			    err, "invalid --rootless \"%s\": expected auto, true or false", v);
 			goto out;
 		}
-		ctx.rootless = v;
 	}
 	if (g.vals[BRIG_G_ROOT].set) {
 		if (!g.vals[BRIG_G_ROOT].str[0]) {
 			brig_error_usage(err, "--root must not be empty");
 			goto out;
 		}
-		ctx.root = g.vals[BRIG_G_ROOT].str;
+		cli.ctx.root = g.vals[BRIG_G_ROOT].str;
 	}
-	ctx.log_path = g.vals[BRIG_G_LOG].str;
-	ctx.debug = g.vals[BRIG_G_DEBUG].b;
-	ctx.systemd_cgroup = g.vals[BRIG_G_SYSTEMD_CGROUP].b;
+	cli.log_path = g.vals[BRIG_G_LOG].str;
+	cli.debug = g.vals[BRIG_G_DEBUG].b;
+	cli.ctx.systemd_cgroup = g.vals[BRIG_G_SYSTEMD_CGROUP].b;
 	if (g.vals[BRIG_G_CGROUP_MANAGER].set) {
 		const char *v = g.vals[BRIG_G_CGROUP_MANAGER].str;
 
 		if (!strcmp(v, "systemd"))
-			ctx.systemd_cgroup = true;
+			cli.ctx.systemd_cgroup = true;
 		else if (!strcmp(v, "disabled"))
-			ctx.no_cgroup = true;
+			cli.ctx.no_cgroup = true;
 		else if (strcmp(v, "cgroupfs")) {
 			brig_error_usage(err,
 			                 "invalid --cgroup-manager \"%s\": expected cgroupfs, "
@@ -143,13 +146,13 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 			                 v);
 			goto out;
 		}
-		if (ctx.no_cgroup && ctx.systemd_cgroup) {
+		if (cli.ctx.no_cgroup && cli.ctx.systemd_cgroup) {
 			brig_error_usage(
 			    err, "--cgroup-manager disabled conflicts with --systemd-cgroup");
 			goto out;
 		}
 	}
-	if (brig_log_open(ctx.log_path, ctx.log_format, ctx.debug, err) < 0)
+	if (brig_log_open(cli.log_path, cli.log_format, cli.debug, err) < 0)
 		goto out;
 
 	cmd = find_command(g.pos[0]);
@@ -177,8 +180,8 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 	}
 	if (check_arg_count(cmd, a.n_pos, err) < 0)
 		goto out;
-	r = cmd->run(&ctx, &a, err);
-	*status = ctx.exit_status;
+	r = cmd->run(&cli, &a, err);
+	*status = cli.exit_status;
 out:
 	brig_args_release(&g);
 	brig_args_release(&a);

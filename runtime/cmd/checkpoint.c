@@ -13,7 +13,7 @@ static const struct brig_option options[] = {
 	                      "leave the process running after checkpointing", NULL },
 };
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	return brig_cmd_not_implemented("checkpoint", err);
 }

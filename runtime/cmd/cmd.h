@@ -10,22 +10,21 @@
 
 #include <stdbool.h>
 
-#include "options.h"
+#include "cmd/options.h"
+#include "context.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 
 struct brig_error;
 
-/* The global flags, given before the subcommand. */
-struct brig_context {
-	const char *root;     /* --root, or the default */
+/* The global flags, given before the subcommand: what the lifecycle
+ * takes of them (context.h), and the command line's own. */
+struct brig_cli {
+	struct brig_context ctx;
 	const char *log_path; /* --log */
 	enum brig_log_format log_format;
 	bool debug;
-	bool systemd_cgroup;  /* --systemd-cgroup, --cgroup-manager systemd */
-	bool no_cgroup;       /* --cgroup-manager disabled */
-	const char *rootless; /* "auto", "true" or "false" */
-	int exit_status;      /* what brig exits with on success (run) */
+	int exit_status; /* what brig exits with on success (run, exec) */
 };
 
 struct brig_command {
@@ -37,7 +36,7 @@ struct brig_command {
 	size_t n_options;
 	enum brig_parse_mode mode;
 	int min_args, max_args; /* max_args < 0: no limit */
-	int (*run)(struct brig_context *ctx, struct brig_args *args, struct brig_error *err);
+	int (*run)(struct brig_cli *cli, struct brig_args *args, struct brig_error *err);
 };
 
 /* The subcommands, in the order --help lists them. */

@@ -46,7 +46,7 @@ int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_er
 	return 0;
 }
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	struct brig_create_opts o = {
 		.id = a->pos[0],
@@ -60,7 +60,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	if (brig_id_validate(o.id, err) < 0 ||
 	    brig_cmd_parse_preserve_fds(a->vals[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
 		return -1;
-	return brig_container_create(ctx, &o, NULL, err);
+	return brig_container_create(&cli->ctx, &o, NULL, err);
 }
 
 const struct brig_command brig_cmd_create = {

@@ -11,9 +11,9 @@ static const struct brig_option options[] = {
 	              "forcibly delete the container if it is still running (uses SIGKILL)", NULL },
 };
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	return brig_container_delete(ctx, a->pos[0], a->vals[O_FORCE].b, err);
+	return brig_container_delete(&cli->ctx, a->pos[0], a->vals[O_FORCE].b, err);
 }
 
 const struct brig_command brig_cmd_delete = {

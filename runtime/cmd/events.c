@@ -56,7 +56,7 @@ static long parse_duration(const char *s)
 	return (long)total;
 }
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	const char *iv = a->vals[O_INTERVAL].set ? a->vals[O_INTERVAL].str : "5s";
 	long ms = parse_duration(iv);
@@ -66,7 +66,8 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 		                        "invalid value \"%s\" for flag -interval: duration must "
 		                        "be positive",
 		                        iv);
-	return brig_container_events(ctx, a->pos[0], a->vals[O_STATS].b, (unsigned long)ms, err);
+	return brig_container_events(&cli->ctx, a->pos[0], a->vals[O_STATS].b, (unsigned long)ms,
+	                             err);
 }
 
 const struct brig_command brig_cmd_events = {

@@ -68,7 +68,7 @@ static const struct brig_option options[] = {
 	                      "allow exec in a paused container", NULL },
 };
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	const struct brig_optval *v = a->vals;
 	struct brig_exec_opts o = {
@@ -116,7 +116,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	/* runc's exec: whatever fails once the command line is read is
 	 * "exec failed: ..." with status 255, which no process of the
 	 * container's gives alone (a caller tells the two apart) */
-	if (brig_container_exec(ctx, &o, &ctx->exit_status, err) < 0) {
+	if (brig_container_exec(&cli->ctx, &o, &cli->exit_status, err) < 0) {
 		brig_error_wrap(err, "exec failed");
 		err->status = 255;
 		return -1;

@@ -6,7 +6,7 @@
 
 #include "features.h"
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	_cleanup_free_ char *json = brig_features_json();
 

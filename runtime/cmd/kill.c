@@ -14,7 +14,7 @@ static const struct brig_option options[] = {
 	            "send the specified signal to all processes inside the container", NULL },
 };
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	const char *name = a->n_pos > 1 ? a->pos[1] : "TERM";
 	int sig = brig_signal_parse(name);
@@ -22,7 +22,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	/* 0 is a signal too: is the container alive? (runc takes it) */
 	if (sig < 0)
 		return brig_error_usage(err, "unknown signal \"%s\"", name);
-	return brig_container_kill(ctx, a->pos[0], sig, a->vals[O_ALL].b, err);
+	return brig_container_kill(&cli->ctx, a->pos[0], sig, a->vals[O_ALL].b, err);
 }
 
 const struct brig_command brig_cmd_kill = {

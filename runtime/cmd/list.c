@@ -107,7 +107,7 @@ static void print_json(struct row *rows, size_t n)
 	free(text);
 }
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	const char *format = a->vals[O_FORMAT].set ? a->vals[O_FORMAT].str : "table";
 	struct brig_store st;
@@ -119,7 +119,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	if (strcmp(format, "table") != 0 && strcmp(format, "json") != 0)
 		return brig_error_usage(err, "invalid --format \"%s\": expected table or json",
 		                        format);
-	if (brig_store_open(&st, ctx->root, false, err) < 0)
+	if (brig_store_open(&st, cli->ctx.root, false, err) < 0)
 		return -1;
 	if (brig_store_list(&st, &ids, &n, err) < 0)
 		goto out;

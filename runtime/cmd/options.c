@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "options.h"
+#include "cmd/options.h"
 
 #include <stdio.h>
 #include <stdlib.h>

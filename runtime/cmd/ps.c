@@ -113,7 +113,7 @@ static int ps_table(const pid_t *pids, size_t n, char **args, int n_args, struct
 	return 0;
 }
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	const char *format = a->vals[O_FORMAT].set ? a->vals[O_FORMAT].str : "table";
 	_cleanup_free_ pid_t *pids = NULL;
@@ -123,7 +123,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 		return brig_error_usage(err, "invalid format option");
 	if (!strcmp(format, "json") && a->n_pos > 1 + (a->n_pos > 1 && !strcmp(a->pos[1], "--")))
 		return brig_error_usage(err, "ps arguments are not allowed with --format json");
-	if (brig_container_pids(ctx, a->pos[0], &pids, &n, err) < 0)
+	if (brig_container_pids(&cli->ctx, a->pos[0], &pids, &n, err) < 0)
 		return -1;
 	if (!strcmp(format, "json")) {
 		/* containerd parses this: a JSON array of pids */

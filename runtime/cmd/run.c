@@ -44,7 +44,7 @@ static const struct brig_option options[] = {
 	                     "0" },
 };
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	struct brig_create_opts o = {
 		.id = a->pos[0],
@@ -62,7 +62,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	if (brig_id_validate(o.id, err) < 0 ||
 	    brig_cmd_parse_preserve_fds(a->vals[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
 		return -1;
-	return brig_container_create(ctx, &o, &ctx->exit_status, err);
+	return brig_container_create(&cli->ctx, &o, &cli->exit_status, err);
 }
 
 const struct brig_command brig_cmd_run = {

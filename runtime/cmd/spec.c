@@ -19,7 +19,7 @@ static const struct brig_option options[] = {
 	                 "generate a configuration for a rootless container", NULL },
 };
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	const char *dir = a->vals[O_BUNDLE].set ? a->vals[O_BUNDLE].str : ".";
 	_cleanup_free_ char *text = brig_spec_default(a->vals[O_ROOTLESS].b, geteuid(), getegid());

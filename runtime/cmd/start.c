@@ -4,9 +4,9 @@
 
 #include "container.h"
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	return brig_container_start(ctx, a->pos[0], err);
+	return brig_container_start(&cli->ctx, a->pos[0], err);
 }
 
 const struct brig_command brig_cmd_start = {

@@ -8,7 +8,7 @@
 #include "state.h"
 #include "util/error.h"
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	struct brig_store st;
 	struct brig_entry e = BRIG_ENTRY_INIT;
@@ -16,7 +16,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	char *json;
 	int r = -1;
 
-	if (brig_store_open(&st, ctx->root, false, err) < 0)
+	if (brig_store_open(&st, cli->ctx.root, false, err) < 0)
 		return -1;
 	if (brig_store_lookup(&st, a->pos[0], BRIG_LOCK_SHARED, &e, err) < 0 ||
 	    brig_entry_load(&e, &s, err) < 0)

@@ -220,7 +220,7 @@ static int apply_flags(const struct brig_args *a, struct brig_resources_doc *doc
 	return 0;
 }
 
-static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error *err)
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	struct brig_resources_doc *doc = NULL;
 	int r = -1;
@@ -235,7 +235,7 @@ static int run(struct brig_context *ctx, struct brig_args *a, struct brig_error 
 	if (!doc->resources)
 		doc->resources = zalloc(&doc->arena, sizeof(*doc->resources));
 	if (apply_flags(a, doc, err) == 0)
-		r = brig_container_update(ctx, a->pos[0], doc->resources, err);
+		r = brig_container_update(&cli->ctx, a->pos[0], doc->resources, err);
 	brig_resources_doc_free(doc);
 	return r;
 }

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "options.h"
+#include "cmd/options.h"
 #include "tap.h"
 #include "util/cleanup.h"
 #include "util/error.h"
