@@ -847,20 +847,17 @@ static int start_poststart(const struct brig_context *ctx, const struct brig_sta
 
 int brig_container_start(const struct brig_context *ctx, const char *id, struct brig_error *err)
 {
-	struct brig_store st;
-	struct brig_entry e = BRIG_ENTRY_INIT;
-	struct brig_state *s = NULL;
+	struct brig_container_ref c;
+	struct brig_state *s;
 	_cleanup_close_ int fifo = -1;
 	_cleanup_close_ int watch = -1;
 	_cleanup_close_ int pidfd = -1;
 	enum brig_status status;
 	int r = -1;
 
-	if (brig_store_open(&st, ctx->root, false, err) < 0)
-		return -1;
-	if (brig_store_lookup(&st, id, BRIG_LOCK_EXCLUSIVE, &e, err) < 0 ||
-	    brig_entry_load(&e, &s, err) < 0)
+	if (brig_container_ref_open(&c, ctx->root, id, BRIG_LOCK_EXCLUSIVE, err) < 0)
 		goto out;
+	s = c.s;
 	status = brig_state_status(s);
 	switch (status) {
 	case BRIG_STATUS_CREATED:
@@ -877,32 +874,30 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		goto out;
 	}
 	/* opened first: a reader of its own sees the writers go */
-	watch = openat(e.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	watch = openat(c.e.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (watch < 0 ||
 	    (brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART) && (pidfd = brig_open_init(s)) < 0)) {
 		brig_error_setp(err, errno, "start container \"%s\"", id);
 		goto out;
 	}
-	fifo = openat(e.dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	fifo = openat(c.e.dirfd, EXEC_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fifo < 0 || write(fifo, "0", 1) != 1) {
 		brig_error_setp(err, errno == ENXIO ? ESRCH : errno, "start container \"%s\"", id);
 		goto out;
 	}
 	close(TAKE_FD(fifo));
-	unlinkat(e.dirfd, EXEC_FIFO, 0);
+	unlinkat(c.e.dirfd, EXEC_FIFO, 0);
 	s->status = BRIG_STATUS_RUNNING;
-	r = brig_entry_save(&e, s, err);
+	r = brig_entry_save(&c.e, s, err);
 	if (r == 0) {
 		/* hooks may ask brig about the container: unlocked */
-		brig_entry_release(&e);
+		brig_entry_release(&c.e);
 		r = start_wait(s, watch, err);
 		if (r == 0 && pidfd >= 0)
 			r = start_poststart(ctx, s, pidfd, err);
 	}
 out:
-	brig_state_free(s);
-	brig_entry_release(&e);
-	brig_store_close(&st);
+	brig_container_ref_close(&c);
 	return r;
 }
 
@@ -956,18 +951,15 @@ static int signal_cgroup(const struct brig_state *s, int sig, bool *done, struct
 int brig_container_kill(const struct brig_context *ctx, const char *id, int sig, bool all,
                         struct brig_error *err)
 {
-	struct brig_store st;
-	struct brig_entry e = BRIG_ENTRY_INIT;
-	struct brig_state *s = NULL;
+	struct brig_container_ref c;
+	struct brig_state *s;
 	_cleanup_close_ int pidfd = -1;
 	bool by_cgroup = false;
 	int r = -1;
 
-	if (brig_store_open(&st, ctx->root, false, err) < 0)
-		return -1;
-	if (brig_store_lookup(&st, id, BRIG_LOCK_SHARED, &e, err) < 0 ||
-	    brig_entry_load(&e, &s, err) < 0)
+	if (brig_container_ref_open(&c, ctx->root, id, BRIG_LOCK_SHARED, err) < 0)
 		goto out;
+	s = c.s;
 	if (brig_state_status(s) == BRIG_STATUS_STOPPED || (pidfd = brig_open_init(s)) < 0) {
 		/* containerd's shim matches this text */
 		brig_error_set(err, "container not running");
@@ -987,9 +979,7 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
 		brig_warn("kill --all: the container shares a pid namespace and has no cgroup of "
 		          "its own; only its init was signalled");
 out:
-	brig_state_free(s);
-	brig_entry_release(&e);
-	brig_store_close(&st);
+	brig_container_ref_close(&c);
 	return r;
 }
 
@@ -1013,34 +1003,32 @@ static int kill_and_wait(int pidfd, struct brig_error *err)
 int brig_container_delete(const struct brig_context *ctx, const char *id, bool force,
                           struct brig_error *err)
 {
-	struct brig_store st;
-	struct brig_entry e = BRIG_ENTRY_INIT;
-	struct brig_state *s = NULL;
+	struct brig_container_ref c;
 	struct brig_cgroup cg = BRIG_CGROUP_INIT;
+	struct brig_state *s;
 	enum brig_status status;
 	int r = -1;
 
-	if (brig_store_open(&st, ctx->root, false, err) < 0)
-		return -1;
 	/* A create that died half-way leaves a directory without state: it
 	 * is removed here, and with --force a missing container is no error
 	 * (runc's behaviour, which engines rely on). */
-	if (brig_store_lookup(&st, id, BRIG_LOCK_EXCLUSIVE_ANY, &e, err) < 0) {
-		if (force && err->errnum == ENOENT) {
-			brig_error_release(err);
-			r = 0;
+	if (brig_container_ref_open(&c, ctx->root, id, BRIG_LOCK_EXCLUSIVE_ANY, err) < 0) {
+		if (c.e.dirfd < 0) { /* not found */
+			if (force && err->errnum == ENOENT) {
+				brig_error_release(err);
+				r = 0;
+			}
+			goto out;
 		}
-		goto out;
-	}
-	if (brig_entry_load(&e, &s, err) < 0) {
 		if (err->errnum != ENOENT)
 			goto out;
 		brig_error_release(err);
-		r = brig_entry_remove(&e, err);
+		r = brig_entry_remove(&c.e, err);
 		if (r == 0 && !force)
 			r = brig_error_set(err, "container \"%s\" does not exist", id);
 		goto out;
 	}
+	s = c.s;
 	if (brig_cgroup_from_state(s, &cg, err) < 0)
 		goto out;
 	status = brig_state_status(s);
@@ -1069,17 +1057,15 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 	if (brig_cgroup_destroy(&cg, err) < 0 ||
 	    (s->mntns && brig_rootfs_release(s->rootfs, s->mntns, s->rootfs_below, err) < 0))
 		goto out;
-	r = brig_entry_remove(&e, err);
+	r = brig_entry_remove(&c.e, err);
 	if (r == 0) {
 		/* after the container is gone; a failure is only a warning */
-		brig_entry_release(&e);
+		brig_entry_release(&c.e);
 		brig_hooks_run_stage(&s->hooks, BRIG_HOOK_POSTSTOP, s, BRIG_STATUS_STOPPED, err);
 	}
 out:
 	brig_cgroup_release(&cg);
-	brig_state_free(s);
-	brig_entry_release(&e);
-	brig_store_close(&st);
+	brig_container_ref_close(&c);
 	return r;
 }
 

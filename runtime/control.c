@@ -20,9 +20,7 @@
 
 /* One container, looked up, its state and cgroup loaded. */
 struct handle {
-	struct brig_store st;
-	struct brig_entry e;
-	struct brig_state *s;
+	struct brig_container_ref c;
 	struct brig_cgroup cg;
 	enum brig_status status;
 };
@@ -30,30 +28,24 @@ struct handle {
 static void handle_release(struct handle *h)
 {
 	brig_cgroup_release(&h->cg);
-	brig_state_free(h->s);
-	brig_entry_release(&h->e);
-	brig_store_close(&h->st);
+	brig_container_ref_close(&h->c);
 }
 
 static int handle_open(struct handle *h, const struct brig_context *ctx, const char *id,
                        enum brig_lock lock, struct brig_error *err)
 {
-	h->e = (struct brig_entry)BRIG_ENTRY_INIT;
-	h->s = NULL;
 	h->cg = (struct brig_cgroup)BRIG_CGROUP_INIT;
-	if (brig_store_open(&h->st, ctx->root, false, err) < 0)
+	if (brig_container_ref_open(&h->c, ctx->root, id, lock, err) < 0 ||
+	    brig_cgroup_from_state(h->c.s, &h->cg, err) < 0)
 		return -1;
-	if (brig_store_lookup(&h->st, id, lock, &h->e, err) < 0 ||
-	    brig_entry_load(&h->e, &h->s, err) < 0 || brig_cgroup_from_state(h->s, &h->cg, err) < 0)
-		return -1;
-	h->status = brig_state_status(h->s);
+	h->status = brig_state_status(h->c.s);
 	return 0;
 }
 
 static int set_status(struct handle *h, enum brig_status status, struct brig_error *err)
 {
-	h->s->status = status;
-	return brig_entry_save(&h->e, h->s, err);
+	h->c.s->status = status;
+	return brig_entry_save(&h->c.e, h->c.s, err);
 }
 
 static int no_cgroup(const char *id, struct brig_error *err)
@@ -100,8 +92,8 @@ int brig_container_resume(const struct brig_context *ctx, const char *id, struct
 		goto out;
 	/* a created container that was paused is still waiting for start */
 	r = set_status(&h,
-	               faccessat(h.e.dirfd, "exec.fifo", F_OK, 0) == 0 ? BRIG_STATUS_CREATED
-	                                                               : BRIG_STATUS_RUNNING,
+	               faccessat(h.c.e.dirfd, "exec.fifo", F_OK, 0) == 0 ? BRIG_STATUS_CREATED
+	                                                                 : BRIG_STATUS_RUNNING,
 	               err);
 out:
 	handle_release(&h);
@@ -180,7 +172,7 @@ int brig_container_events(const struct brig_context *ctx, const char *id, bool o
 	/* the lock is dropped at once: events runs for as long as the container */
 	if (handle_open(&h, ctx, id, BRIG_LOCK_SHARED, err) < 0)
 		goto out;
-	brig_entry_release(&h.e);
+	brig_entry_release(&h.c.e);
 	if (h.status == BRIG_STATUS_STOPPED) {
 		brig_error_set(err, "container with id %s is not running", id);
 		goto out;
@@ -196,7 +188,7 @@ int brig_container_events(const struct brig_context *ctx, const char *id, bool o
 	 * container is still there and whether stats are due */
 	for (;;) {
 		struct pollfd p = { .fd = oom.fd, .events = POLLIN };
-		bool stopped = brig_state_status(h.s) == BRIG_STATUS_STOPPED;
+		bool stopped = brig_state_status(h.c.s) == BRIG_STATUS_STOPPED;
 
 		for (int64_t n = brig_cgroup_oom_read(&h.cg, &oom); n > 0; n--)
 			print_event("oom", id, NULL);

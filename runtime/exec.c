@@ -47,9 +47,7 @@
 #define PARENT_NS (CLONE_NEWPID | CLONE_NEWTIME)
 
 struct exec_job {
-	struct brig_store st;
-	struct brig_entry e;
-	struct brig_state *s;
+	struct brig_container_ref c;   /* the container, its state */
 	struct brig_config *cfg;       /* the container's, as create saw it */
 	struct brig_process_doc *pdoc; /* --process */
 	struct brig_process proc;      /* what runs */
@@ -77,9 +75,7 @@ static void job_release(struct exec_job *j)
 	brig_process_doc_free(j->pdoc);
 	brig_config_free(j->cfg);
 	brig_arena_release(&j->arena);
-	brig_state_free(j->s);
-	brig_entry_release(&j->e);
-	brig_store_close(&j->st);
+	brig_container_ref_close(&j->c);
 	for (int i = 0; i < 2; i++)
 		if (j->sock[i] >= 0)
 			close(j->sock[i]);
@@ -272,7 +268,7 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	if (procfd < 0)
 		return -1;
 	/* the container's keyring (runc joins it too), never brig's caller's */
-	if (!j->s->no_new_keyring &&
+	if (!j->c.s->no_new_keyring &&
 	    brig_join_session_keyring(procfd, p->selinux_label, o->id, err) < 0)
 		return -1;
 	if (p->terminal) {
@@ -444,35 +440,33 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
 {
 	enum brig_status status;
 
-	if (brig_store_open(&j->st, ctx->root, false, err) < 0 ||
-	    brig_store_lookup(&j->st, o->id, BRIG_LOCK_SHARED, &j->e, err) < 0 ||
-	    brig_entry_load(&j->e, &j->s, err) < 0)
+	if (brig_container_ref_open(&j->c, ctx->root, o->id, BRIG_LOCK_SHARED, err) < 0)
 		return -1;
-	status = brig_state_status(j->s);
+	status = brig_state_status(j->c.s);
 	if (status == BRIG_STATUS_STOPPED)
 		return brig_error_set(err, "cannot exec in a stopped container");
 	if (status == BRIG_STATUS_PAUSED && !o->ignore_paused)
 		return brig_error_set(err, "cannot exec in a paused container (use --ignore-paused "
 		                           "to override)");
-	j->initfd = brig_open_init(j->s);
+	j->initfd = brig_open_init(j->c.s);
 	if (j->initfd < 0)
 		return brig_error_set(err, "cannot exec in a stopped container");
-	j->cfg = brig_config_load(j->e.dirfd, "config.json", "config.json", err);
+	j->cfg = brig_config_load(j->c.e.dirfd, "config.json", "config.json", err);
 	if (!j->cfg)
 		return brig_error_wrap(err, "the container's saved config");
-	if (j->s->mntns) {
+	if (j->c.s->mntns) {
 		char path[64];
 
 		/* opened while the pidfd pins the init, checked alive after */
-		snprintf(path, sizeof(path), "/proc/%d/root", (int)j->s->pid);
+		snprintf(path, sizeof(path), "/proc/%d/root", (int)j->c.s->pid);
 		j->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (j->rootfd < 0 || pidfd_send_signal(j->initfd, 0, NULL, 0) < 0)
 			return brig_error_set(err, "cannot exec in a stopped container");
 	}
-	j->ns_child = other_ns(j->s->pid, CHILD_NS | CLONE_NEWUSER);
-	j->ns_parent = other_ns(j->s->pid, PARENT_NS);
+	j->ns_child = other_ns(j->c.s->pid, CHILD_NS | CLONE_NEWUSER);
+	j->ns_parent = other_ns(j->c.s->pid, PARENT_NS);
 	j->own_userns = j->ns_child & CLONE_NEWUSER;
-	return brig_cgroup_from_state(j->s, &j->cg, err);
+	return brig_cgroup_from_state(j->c.s, &j->cg, err);
 }
 
 /*
@@ -601,7 +595,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		return brig_error_setp(err, errno, "clone3");
 	if (joiner == 0) {
 		close(j->sock[0]);
-		close(j->st.rootfd);
+		close(j->c.st.rootfd);
 		if (j->console >= 0)
 			close(j->console);
 		if (j->cg.v2fd >= 0)
@@ -678,14 +672,14 @@ static int seccomp_listener(struct exec_job *j, struct brig_error *err)
 	fd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_SECCOMP_FD, "exec process", err);
 	if (fd < 0)
 		return -1;
-	j->s->status = BRIG_STATUS_RUNNING;
-	return brig_seccomp_send_listener(j->cfg->linux->seccomp, fd, j->pid, j->s, err);
+	j->c.s->status = BRIG_STATUS_RUNNING;
+	return brig_seccomp_send_listener(j->cfg->linux->seccomp, fd, j->pid, j->c.s, err);
 }
 
 int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_opts *o, int *status,
                         struct brig_error *err)
 {
-	struct exec_job j = { .e = BRIG_ENTRY_INIT,
+	struct exec_job j = { .c = BRIG_CONTAINER_REF_INIT,
 		              .cg = BRIG_CGROUP_INIT,
 		              .arena = BRIG_ARENA_INIT,
 		              .initfd = -1,
@@ -699,7 +693,6 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	sigset_t fwd;
 	int r = -1, entered;
 
-	j.st.rootfd = -1;
 	/* $LISTEN_FDS only when meant for brig itself (systemd's rule, as
 	 * create), and every fd kept must be one the caller passed */
 	brig_listen_fds();
@@ -714,7 +707,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	    brig_process_prepare(&j.proc, NULL, &j.plan, err) < 0)
 		goto out;
 	if (lx && lx->seccomp) {
-		if (brig_seccomp_prepare(lx->seccomp, j.st.rootfd, &j.seccomp, err) < 0)
+		if (brig_seccomp_prepare(lx->seccomp, j.c.st.rootfd, &j.seccomp, err) < 0)
 			goto out;
 	}
 	if (o->console_socket && *o->console_socket &&
@@ -725,7 +718,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	/* unlocked before the clone: in a paused container (--ignore-paused)
 	 * the child is frozen at birth with a copy of every fd, and resume
 	 * must still get the lock */
-	brig_entry_release(&j.e);
+	brig_entry_release(&j.c.e);
 	/* the state may change under us from here on: no lock is held while
 	 * the process runs (delete kills it with the rest of the cgroup) */
 	brig_forwarded_signals(&fwd);

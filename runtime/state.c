@@ -37,6 +37,25 @@ fail:
 	return -1;
 }
 
+int brig_container_ref_open(struct brig_container_ref *c, const char *root, const char *id,
+                            enum brig_lock lock, struct brig_error *err)
+{
+	*c = (struct brig_container_ref)BRIG_CONTAINER_REF_INIT;
+	if (brig_store_open(&c->st, root, false, err) < 0 ||
+	    brig_store_lookup(&c->st, id, lock, &c->e, err) < 0 ||
+	    brig_entry_load(&c->e, &c->s, err) < 0)
+		return -1;
+	return 0;
+}
+
+void brig_container_ref_close(struct brig_container_ref *c)
+{
+	brig_state_free(c->s);
+	c->s = NULL;
+	brig_entry_release(&c->e);
+	brig_store_close(&c->st);
+}
+
 void brig_store_close(struct brig_store *st)
 {
 	if (st->rootfd >= 0)

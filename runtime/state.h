@@ -26,6 +26,11 @@ struct brig_store {
 	int rootfd; /* -1 when the root does not exist (nothing to find) */
 };
 
+#define BRIG_STORE_INIT  \
+	{                \
+		NULL, -1 \
+	}
+
 /* A container directory, open and locked. */
 struct brig_entry {
 	char *id;
@@ -72,6 +77,28 @@ int brig_entry_save(struct brig_entry *e, const struct brig_state *state, struct
  * released (the lock dies with the last fd). */
 int brig_entry_remove(struct brig_entry *e, struct brig_error *err);
 void brig_entry_release(struct brig_entry *e);
+
+/*
+ * A container found in the store, locked, its state loaded: the one way a
+ * command opens an existing container.  After a failed open, @e.dirfd
+ * tells a lookup that failed (-1) from a state that could not be loaded
+ * (delete removes such a half-created entry).  Close it in any case.
+ */
+struct brig_container_ref {
+	struct brig_store st;
+	struct brig_entry e;
+	struct brig_state *s; /* NULL until loaded */
+};
+
+#define BRIG_CONTAINER_REF_INIT                        \
+	{                                              \
+		BRIG_STORE_INIT, BRIG_ENTRY_INIT, NULL \
+	}
+
+int brig_container_ref_open(struct brig_container_ref *c, const char *root, const char *id,
+                            enum brig_lock lock, struct brig_error *err);
+/* Unlock and free; the store is closed (and c->s freed) too. */
+void brig_container_ref_close(struct brig_container_ref *c);
 
 /*
  * The status of a container as of now: the recorded status, unless its

@@ -10,25 +10,18 @@
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	struct brig_store st;
-	struct brig_entry e = BRIG_ENTRY_INIT;
-	struct brig_state *s = NULL;
+	struct brig_container_ref c;
 	char *json;
 	int r = -1;
 
-	if (brig_store_open(&st, cli->ctx.root, false, err) < 0)
-		return -1;
-	if (brig_store_lookup(&st, a->pos[0], BRIG_LOCK_SHARED, &e, err) < 0 ||
-	    brig_entry_load(&e, &s, err) < 0)
+	if (brig_container_ref_open(&c, cli->ctx.root, a->pos[0], BRIG_LOCK_SHARED, err) < 0)
 		goto out;
-	json = brig_state_to_oci_json(s, brig_state_status(s));
+	json = brig_state_to_oci_json(c.s, brig_state_status(c.s));
 	fputs(json, stdout);
 	free(json);
 	r = 0;
 out:
-	brig_state_free(s);
-	brig_entry_release(&e);
-	brig_store_close(&st);
+	brig_container_ref_close(&c);
 	return r;
 }
 
