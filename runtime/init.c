@@ -443,64 +443,90 @@ static const char *listen_env(char *buf, size_t size)
 	return buf;
 }
 
-static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_env,
-                 struct brig_error *err)
+/* Into the container: its v1 cgroups, its namespaces, its names. */
+static int join_container(const struct brig_init_args *a, int **idmapped, struct brig_error *err)
+{
+	/* first, into the v1 cgroups brig opened for it (after MAPS_DONE, so
+	 * that brig hears of a failure where it waits for READY) */
+	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0)
+		return -1;
+	if (a->cg && brig_cgroup_enter_self(a->cg, err) < 0)
+		return -1;
+	if (a->late_nondumpable && set_nondumpable(err) < 0)
+		return -1;
+	if (receive_idmapped(a, idmapped, err) < 0)
+		return -1;
+	if (a->ns->is_new[BRIG_NS_USER] && brig_userns_become_root(err) < 0)
+		return -1;
+	if (brig_ns_enter_child(a->ns, err) < 0)
+		return -1;
+	if (a->ns->join_fd[BRIG_NS_USER] >= 0 && brig_userns_become_root(err) < 0)
+		return -1;
+	if (a->ns->is_new[BRIG_NS_NETWORK] && brig_loopback_up(err) < 0)
+		return -1;
+	return set_names(a->cfg, err);
+}
+
+/*
+ * The container's filesystem, from the bound rootfs @rootfd to the root
+ * the process sees: mounts, devices, createContainer hooks, masks and
+ * read-only paths (before pivot_root, from the rootfs fd: the host's
+ * /dev/null must still be in this mount namespace to be cloned over the
+ * masked files), the move into the root, the terminal, and what must be
+ * made read-only last.
+ */
+static int build_root(const struct brig_init_args *a, int rootfd, int procfd, int *idmapped,
+                      struct brig_error *err)
 {
 	const struct brig_config *cfg = a->cfg;
 	const struct brig_linux *lx = cfg->linux;
-	const struct brig_process *p = cfg->process;
-	struct brig_mount_env env = { .bundle = a->bundle };
-	_cleanup_close_ int rootfd = -1;
-	_cleanup_close_ int procfd = -1;
-	_cleanup_close_ int devnull = -1;
-	int *idmapped = NULL;   /* kept open until execve closes them */
-	static char listen[32]; /* in *exec_env */
+	struct brig_mount_env env = {
+		.bundle = a->bundle,
+		.rootfd = rootfd,
+		.new_netns = a->ns->is_new[BRIG_NS_NETWORK],
+		.new_cgroupns = a->ns->is_new[BRIG_NS_CGROUP],
+		.new_ipcns = a->ns->is_new[BRIG_NS_IPC],
+		.mount_label = lx ? lx->mount_label : NULL,
+		.premade = idmapped,
+	};
 	_cleanup_(brig_mounted_release) struct brig_mounted mounted = { 0 };
+	_cleanup_close_ int devnull = -1;
 
-	/* first, into the v1 cgroups brig opened for it (after MAPS_DONE, so
-	 * that brig hears of a failure where it waits for READY) */
-	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0 ||
-	    (a->cg && brig_cgroup_enter_self(a->cg, err) < 0) ||
-	    (a->late_nondumpable && set_nondumpable(err) < 0) ||
-	    receive_idmapped(a, &idmapped, err) < 0 ||
-	    (a->ns->is_new[BRIG_NS_USER] && brig_userns_become_root(err) < 0) ||
-	    brig_ns_enter_child(a->ns, err) < 0 ||
-	    (a->ns->join_fd[BRIG_NS_USER] >= 0 && brig_userns_become_root(err) < 0) ||
-	    (a->ns->is_new[BRIG_NS_NETWORK] && brig_loopback_up(err) < 0) ||
-	    set_names(cfg, err) < 0)
-		return -1;
-	rootfd = rootfs_prepare(a, err);
-	if (rootfd < 0)
-		return -1;
-	procfd = brig_procfs_open(err);
-	if (procfd < 0)
-		return -1;
 	/* opened here, in the container's mount namespace: a mount cloned
 	 * from it can be attached there (open_tree refuses one from another
 	 * namespace), and nothing of the container's rootfs is involved */
 	devnull = brig_devnull_open(err);
 	if (devnull < 0)
 		return -1;
-	env.rootfd = rootfd;
-	env.new_netns = a->ns->is_new[BRIG_NS_NETWORK];
-	env.new_cgroupns = a->ns->is_new[BRIG_NS_CGROUP];
-	env.new_ipcns = a->ns->is_new[BRIG_NS_IPC];
-	env.mount_label = lx ? lx->mount_label : NULL;
-	env.premade = idmapped;
-	/* masks and read-only paths are made before pivot_root, from the
-	 * rootfs fd: the host's /dev/null must still be in this mount
-	 * namespace to be cloned over the masked files */
-	if (brig_mounts_setup(cfg, &env, &mounted, err) < 0 ||
-	    (!brig_dev_is_bind_mounted(cfg) &&
-	     brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0) ||
-	    create_hooks(a, rootfd, err) < 0 ||
-	    (lx && brig_paths_mask(rootfd, &mounted, devnull, lx->masked_paths, lx->n_masked_paths,
-	                           lx->mount_label, err) < 0) ||
-	    (lx && brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,
-	                               err) < 0) ||
-	    enter_rootfs(a, rootfd, err) < 0 || terminal_setup(a, rootfd, procfd, err) < 0 ||
-	    brig_mounts_finish(&mounted, err) < 0)
+	if (brig_mounts_setup(cfg, &env, &mounted, err) < 0)
 		return -1;
+	if (!brig_dev_is_bind_mounted(cfg) &&
+	    brig_devices_setup(rootfd, cfg, a->ns->is_new[BRIG_NS_USER], err) < 0)
+		return -1;
+	if (create_hooks(a, rootfd, err) < 0)
+		return -1;
+	if (lx && brig_paths_mask(rootfd, &mounted, devnull, lx->masked_paths, lx->n_masked_paths,
+	                          lx->mount_label, err) < 0)
+		return -1;
+	if (lx && brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,
+	                              err) < 0)
+		return -1;
+	if (enter_rootfs(a, rootfd, err) < 0)
+		return -1;
+	if (terminal_setup(a, rootfd, procfd, err) < 0)
+		return -1;
+	return brig_mounts_finish(&mounted, err);
+}
+
+/* In the root: what is left of it to set, while it may still be written. */
+static int finish_root(const struct brig_init_args *a, int rootfd, int procfd,
+                       struct brig_error *err)
+{
+	const struct brig_config *cfg = a->cfg;
+	const struct brig_linux *lx = cfg->linux;
+	unsigned long flag = propagation_flag(lx ? lx->rootfs_propagation : NULL);
+	int cwd;
+
 	/* sysctl goes through the private procfs, which no read-only bind of
 	 * the container's /proc/sys covers */
 	if (lx && brig_apply_sysctl(procfd, lx->sysctl, lx->n_sysctl, err) < 0)
@@ -508,46 +534,91 @@ static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_
 	/* the container's own root gets the asked propagation ("shared" makes
 	 * it a peer group of its own; "unbindable" and "runbindable" are
 	 * applied only now, to its mounts) */
-	{
-		unsigned long flag = propagation_flag(lx ? lx->rootfs_propagation : NULL);
-
-		if (flag & (MS_SHARED | MS_UNBINDABLE) &&
-		    mount(NULL, "/", NULL, flag & (MS_SHARED | MS_UNBINDABLE | MS_REC), NULL) < 0)
-			return brig_error_setp(err, errno, "set the propagation of the rootfs (%s)",
-			                       lx->rootfs_propagation);
-	}
+	if (flag & (MS_SHARED | MS_UNBINDABLE) &&
+	    mount(NULL, "/", NULL, flag & (MS_SHARED | MS_UNBINDABLE | MS_REC), NULL) < 0)
+		return brig_error_setp(err, errno, "set the propagation of the rootfs (%s)",
+		                       lx->rootfs_propagation);
 	/* a missing cwd is created now, while the root may still be written */
-	{
-		int cwd = brig_mkpath_in_root(rootfd, p->cwd, BRIG_MKPATH_DIR, err);
-
-		if (cwd < 0)
-			return brig_error_wrap(err, "cwd");
-		close(cwd);
-	}
+	cwd = brig_mkpath_in_root(rootfd, cfg->process->cwd, BRIG_MKPATH_DIR, err);
+	if (cwd < 0)
+		return brig_error_wrap(err, "cwd");
+	close(cwd);
 	if (cfg->root->readonly && readonly_root(err) < 0)
 		return -1;
-	if ((!a->no_new_keyring &&
-	     brig_join_session_keyring(procfd, p->selinux_label, a->id, err) < 0) ||
-	    brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
-	    brig_apply_personality(a->plan, err) < 0 || brig_apply_scheduler(p, a->plan, err) < 0 ||
-	    brig_apply_ioprio(a->plan, err) < 0 ||
-	    brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0 ||
-	    brig_mempolicy_apply(&a->plan->mempolicy, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
-	    set_exec_labels(procfd, p, err) < 0)
+	return 0;
+}
+
+/*
+ * The process's settings, in runc's order, up to the lookup of what it
+ * executes.  Nothing here may depend on what a seccomp filter loaded on
+ * the way allows: what reads files (HOME) comes before it.
+ */
+static int apply_process(const struct brig_init_args *a, int procfd, char **exec_path,
+                         char ***exec_env, struct brig_error *err)
+{
+	const struct brig_process *p = a->cfg->process;
+	static char listen[32]; /* in *exec_env */
+
+	if (!a->no_new_keyring &&
+	    brig_join_session_keyring(procfd, p->selinux_label, a->id, err) < 0)
+		return -1;
+	if (brig_apply_rlimits(p, err) < 0)
+		return -1;
+	if (brig_apply_oom_score_adj(procfd, p, err) < 0)
+		return -1;
+	if (brig_apply_personality(a->plan, err) < 0)
+		return -1;
+	if (brig_apply_scheduler(p, a->plan, err) < 0)
+		return -1;
+	if (brig_apply_ioprio(a->plan, err) < 0)
+		return -1;
+	if (brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0)
+		return -1;
+	if (brig_mempolicy_apply(&a->plan->mempolicy, err) < 0)
+		return -1;
+	if (enter_cwd(p->cwd, err) < 0)
+		return -1;
+	if (set_exec_labels(procfd, p, err) < 0)
 		return -1;
 	/* HOME from the container's /etc/passwd when the config has none;
 	 * socket-activation fds are announced as runc does.  Read before the
 	 * filter, which may deny what the reading takes (openat2) */
 	*exec_env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
-	if ((seccomp_when(a) == SECCOMP_BEFORE_CAPS && load_seccomp(a, err) < 0) ||
-	    brig_apply_bounding(&a->plan->caps, err) < 0 ||
-	    brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0 ||
-	    brig_apply_capabilities(&a->plan->caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
+	if (seccomp_when(a) == SECCOMP_BEFORE_CAPS && load_seccomp(a, err) < 0)
+		return -1;
+	if (brig_apply_bounding(&a->plan->caps, err) < 0)
+		return -1;
+	if (brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0)
+		return -1;
+	if (brig_apply_capabilities(&a->plan->caps, err) < 0)
+		return -1;
+	if (brig_apply_no_new_privs(p, err) < 0)
 		return -1;
 	*exec_path = brig_exec_lookup(p, err);
-	if (!*exec_path)
+	return *exec_path ? 0 : -1;
+}
+
+/* Everything before READY: into the container, its root, its process. */
+static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_env,
+                 struct brig_error *err)
+{
+	_cleanup_close_ int rootfd = -1;
+	_cleanup_close_ int procfd = -1;
+	int *idmapped = NULL; /* kept open until execve closes them */
+
+	if (join_container(a, &idmapped, err) < 0)
 		return -1;
-	return 0;
+	rootfd = rootfs_prepare(a, err);
+	if (rootfd < 0)
+		return -1;
+	procfd = brig_procfs_open(err);
+	if (procfd < 0)
+		return -1;
+	if (build_root(a, rootfd, procfd, idmapped, err) < 0)
+		return -1;
+	if (finish_root(a, rootfd, procfd, err) < 0)
+		return -1;
+	return apply_process(a, procfd, exec_path, exec_env, err);
 }
 
 /* Wait for `brig start`: it writes one byte into exec.fifo. */
