@@ -465,12 +465,18 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	if (j->ns.is_new[BRIG_NS_USER] &&
 	    brig_userns_write_maps(j->pid, j->bundle.config->linux, err) < 0)
 		return -1;
-	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
-	    send_idmapped_mounts(j, err) < 0 || create_runtime_hooks(j, o->id, err) < 0 ||
-	    receive_pty_master(j, err) < 0 || seccomp_listener(j, o->id, err) < 0 ||
-	    brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err) < 0)
+	/* then the init's steps, in the order of sync.h */
+	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0)
 		return -1;
-	return 0;
+	if (send_idmapped_mounts(j, err) < 0)
+		return -1;
+	if (create_runtime_hooks(j, o->id, err) < 0)
+		return -1;
+	if (receive_pty_master(j, err) < 0)
+		return -1;
+	if (seccomp_listener(j, o->id, err) < 0)
+		return -1;
+	return brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err);
 }
 
 /* Whether brig runs in a user namespace other than the initial one
