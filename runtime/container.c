@@ -656,6 +656,36 @@ static int run_poststart(struct create_job *j, const char *id, struct brig_error
 	return brig_hooks_run_stage(h, BRIG_HOOK_POSTSTART, &s, BRIG_STATUS_RUNNING, err);
 }
 
+/*
+ * What create makes of the bundle before anything exists: the config,
+ * checked; the rootfs; the plans of the namespaces and of the process
+ * (names resolved, the memory policy's node mask).
+ */
+static int plan_job(struct create_job *j, const struct brig_create_opts *o, bool foreground,
+                    struct brig_error *err)
+{
+	const struct brig_linux *lx;
+
+	if (brig_bundle_load(&j->bundle, o->bundle, err) < 0)
+		return -1;
+	if (check_supported(j->bundle.config, err) < 0)
+		return -1;
+	if (brig_console_check(j->bundle.config->process->terminal, !foreground, o->console_socket,
+	                       err) < 0)
+		return -1;
+	j->rootfs = rootfs_path(&j->bundle, err);
+	if (!j->rootfs)
+		return -1;
+	if (brig_ns_plan_build(j->bundle.config, &j->ns, err) < 0)
+		return -1;
+	lx = j->bundle.config->linux;
+	if (brig_process_prepare(j->bundle.config->process,
+	                         lx && lx->personality ? lx->personality->domain : NULL, &j->plan,
+	                         err) < 0)
+		return -1;
+	return brig_mempolicy_prepare(lx ? lx->memory_policy : NULL, &j->plan.mempolicy, err);
+}
+
 int brig_container_create(const struct brig_context *ctx, const struct brig_create_opts *o,
                           int *status, struct brig_error *err)
 {
@@ -678,35 +708,26 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	brig_listen_fds();
 	if (brig_fds_check(o->preserve_fds, err) < 0)
 		goto out;
-	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0 ||
-	    check_supported(j.bundle.config, err) < 0)
-		goto out;
-	if (brig_console_check(j.bundle.config->process->terminal, !foreground, o->console_socket,
-	                       err) < 0)
-		goto out;
-	j.rootfs = rootfs_path(&j.bundle, err);
-	if (!j.rootfs || brig_ns_plan_build(j.bundle.config, &j.ns, err) < 0 ||
-	    brig_process_prepare(j.bundle.config->process,
-	                         j.bundle.config->linux && j.bundle.config->linux->personality
-	                             ? j.bundle.config->linux->personality->domain
-	                             : NULL,
-	                         &j.plan, err) < 0 ||
-	    brig_mempolicy_prepare(j.bundle.config->linux ? j.bundle.config->linux->memory_policy
-	                                                  : NULL,
-	                           &j.plan.mempolicy, err) < 0)
+	if (plan_job(&j, o, foreground, err) < 0)
 		goto out;
 	/* connected first, as runc does: a wrong path fails before anything exists */
 	if (o->console_socket && *o->console_socket &&
 	    (j.console = brig_console_connect(o->console_socket, err)) < 0)
 		goto out;
-	if (brig_store_open(&j.store, ctx->root, true, err) < 0 || prepare_seccomp(&j, err) < 0 ||
-	    brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
+	if (brig_store_open(&j.store, ctx->root, true, err) < 0)
+		goto out;
+	if (prepare_seccomp(&j, err) < 0)
+		goto out;
+	if (brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
 		goto out;
 	j.claimed = true;
 	if (keep_config(&j, err) < 0)
 		goto fail;
-	if (make_cgroup(ctx, &j, o->id, err) < 0 || check_rt_budget(&j, err) < 0 ||
-	    shared_mntns(&j, err) < 0)
+	if (make_cgroup(ctx, &j, o->id, err) < 0)
+		goto fail;
+	if (check_rt_budget(&j, err) < 0)
+		goto fail;
+	if (shared_mntns(&j, err) < 0)
 		goto fail;
 	if (!o->run) {
 		if (mkfifoat(j.entry.dirfd, EXEC_FIFO, 0600) < 0) {
@@ -734,8 +755,9 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	}
 	if (spawn_init(&j, o, &saved, err) < 0)
 		goto fail;
-	if (record_state(&j, o, o->run ? BRIG_STATUS_RUNNING : BRIG_STATUS_CREATED, err) < 0 ||
-	    (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0))
+	if (record_state(&j, o, o->run ? BRIG_STATUS_RUNNING : BRIG_STATUS_CREATED, err) < 0)
+		goto fail;
+	if (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0)
 		goto fail;
 	if (o->run && brig_sync_send(j.sock[0], BRIG_SYNC_GO, NULL, err) < 0)
 		goto fail;
