@@ -93,6 +93,42 @@ int brig_sync_send_fd(int fd, enum brig_sync_step step, int passfd, struct brig_
 	return send_msg(fd, step, NULL, passfd, err);
 }
 
+/* Room for more fds than a message may carry: those that come anyway
+ * are seen, and closed, rather than left in the receiver. */
+#define SYNC_FDS_SEEN 8
+
+/*
+ * The one fd that came with @msg, or -1; every other fd it brought is
+ * closed.  *@bad when it brought more than one, or more than fit.
+ */
+static int take_fd(struct msghdr *msg, bool *bad)
+{
+	int got = -1, count = 0;
+
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t k;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < k; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (count++ == 0)
+				got = fd;
+			else
+				close(fd);
+		}
+	}
+	*bad = count > 1 || (msg->msg_flags & MSG_CTRUNC);
+	if (*bad && got >= 0) {
+		close(got);
+		got = -1;
+	}
+	return got;
+}
+
 /* Wait for @expected; an fd that came with it goes to *@passfd (when
  * not NULL, else it is closed), an fd that came with anything else is
  * closed. */
@@ -102,7 +138,7 @@ static int recv_msg(int fd, enum brig_sync_step expected, const char *who, int *
 	struct sync_msg m;
 	union {
 		struct cmsghdr h;
-		char buf[CMSG_SPACE(sizeof(int))];
+		char buf[CMSG_SPACE(SYNC_FDS_SEEN * sizeof(int))];
 	} ctl;
 	struct iovec iov = { .iov_base = &m, .iov_len = sizeof(m) };
 	struct msghdr msg = {
@@ -111,8 +147,8 @@ static int recv_msg(int fd, enum brig_sync_step expected, const char *who, int *
 		.msg_control = ctl.buf,
 		.msg_controllen = sizeof(ctl.buf),
 	};
-	struct cmsghdr *c;
-	int got = -1;
+	bool bad;
+	int got;
 	ssize_t n;
 
 	do
@@ -121,14 +157,15 @@ static int recv_msg(int fd, enum brig_sync_step expected, const char *who, int *
 	if (n < 0)
 		return brig_error_setp(err, errno, "%s: waiting for %s", who,
 		                       brig_sync_step_name(expected));
-	c = CMSG_FIRSTHDR(&msg);
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&got, CMSG_DATA(c), sizeof(int));
-	if (n == 0)
+	got = take_fd(&msg, &bad);
+	/* (an empty message may carry an fd: it is no end of file to keep) */
+	if (n == 0) {
+		if (got >= 0)
+			close(got);
 		return brig_error_set(err, "%s exited before %s", who,
 		                      brig_sync_step_name(expected));
-	if ((size_t)n < offsetof(struct sync_msg, text) + 1 || m.magic != SYNC_MAGIC) {
+	}
+	if (bad || (size_t)n < offsetof(struct sync_msg, text) + 1 || m.magic != SYNC_MAGIC) {
 		if (got >= 0)
 			close(got);
 		return brig_error_set(err, "%s: truncated or corrupt message while waiting for %s",
