@@ -25,7 +25,7 @@
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
 #include "linux/devices.h"
-#include "linux/mountinfo.h"
+#include "util/mountinfo.h"
 #include "linux/mounts.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"

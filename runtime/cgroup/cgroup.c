@@ -22,7 +22,7 @@
 #include "cgroup/devices_bpf.h"
 #include "cgroup/internal.h"
 #include "cgroup/systemd.h"
-#include "linux/mountinfo.h"
+#include "util/mountinfo.h"
 #include "spec/spec.h"
 #include "spec/state.h"
 #include "util/arena.h"

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "linux/mountinfo.h"
+#include "util/mountinfo.h"
 #include "linux/mounts.h"
 #include "linux/syscalls.h"
 #include "linux/userns.h"

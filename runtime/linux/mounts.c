@@ -40,7 +40,7 @@
  */
 #include "config.h"
 #include "linux/mounts.h"
-#include "linux/mountinfo.h"
+#include "util/mountinfo.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One line of /proc/PID/mountinfo (proc(5)), split in place. */
-#ifndef BRIG_LINUX_MOUNTINFO_H
-#define BRIG_LINUX_MOUNTINFO_H
+#ifndef BRIG_UTIL_MOUNTINFO_H
+#define BRIG_UTIL_MOUNTINFO_H
 
 #include <stdbool.h>
 

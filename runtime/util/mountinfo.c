@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "linux/mountinfo.h"
+#include "util/mountinfo.h"
 
 #include <stdlib.h>
 #include <string.h>
