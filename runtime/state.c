@@ -77,9 +77,7 @@ static int lock_dir(int fd, bool exclusive)
 
 static int not_exist(struct brig_error *err, const char *id)
 {
-	brig_error_set(err, "container \"%s\" does not exist", id);
-	err->errnum = ENOENT;
-	return -1;
+	return brig_error_sete(err, ENOENT, "container \"%s\" does not exist", id);
 }
 
 int brig_store_claim(struct brig_store *st, const char *id, struct brig_entry *out,
@@ -91,9 +89,7 @@ int brig_store_claim(struct brig_store *st, const char *id, struct brig_entry *o
 		return -1;
 	if (mkdirat(st->rootfd, id, 0700) < 0) {
 		if (errno == EEXIST) {
-			brig_error_set(err, "container \"%s\" already exists", id);
-			err->errnum = EEXIST;
-			return -1;
+			return brig_error_sete(err, EEXIST, "container \"%s\" already exists", id);
 		}
 		return brig_error_setp(err, errno, "create state directory for \"%s\"", id);
 	}

@@ -462,9 +462,7 @@ static int prog_load(const struct prog *p, struct brig_error *err)
 	reason = log_reason(log, errno == ENOSPC);
 	if (!reason)
 		return brig_error_setp(err, e, "load the device filter");
-	brig_error_set(err, "load the device filter: %s: %s", strerror(e), reason);
-	err->errnum = e;
-	return -1;
+	return brig_error_sete(err, e, "load the device filter: %s: %s", strerror(e), reason);
 }
 
 /* The ids of the device programs attached to @cgroup_fd itself, and their
@@ -521,19 +519,17 @@ static int prog_attach(int cgroup_fd, int prog_fd, struct brig_error *err)
 	 * attached without it, to this cgroup or to one above it; EINVAL is
 	 * checked too, in case a kernel says so */
 	if (prog_query(cgroup_fd, &ids, &n, &flags) == 0 && n > 0 && !(flags & BPF_F_ALLOW_MULTI))
-		brig_error_set(err,
-		               "attach the device filter to the cgroup: %s: a device program is "
-		               "attached to it without BPF_F_ALLOW_MULTI",
-		               strerror(e));
-	else if (e == EPERM)
-		brig_error_set(err,
-		               "attach the device filter to the cgroup: %s: is a device program "
-		               "attached to a parent cgroup without BPF_F_ALLOW_MULTI?",
-		               strerror(e));
-	else
-		return brig_error_setp(err, e, "attach the device filter to the cgroup");
-	err->errnum = e;
-	return -1;
+		return brig_error_sete(err, e,
+		                       "attach the device filter to the cgroup: %s: a device "
+		                       "program is attached to it without BPF_F_ALLOW_MULTI",
+		                       strerror(e));
+	if (e == EPERM)
+		return brig_error_sete(err, e,
+		                       "attach the device filter to the cgroup: %s: is a device "
+		                       "program attached to a parent cgroup without "
+		                       "BPF_F_ALLOW_MULTI?",
+		                       strerror(e));
+	return brig_error_setp(err, e, "attach the device filter to the cgroup");
 }
 
 /* Detach the programs @ids (attached before ours) from @cgroup_fd. */

@@ -1042,9 +1042,8 @@ static int bus_fail(struct brig_error *err, int r, const sd_bus_error *e, const 
 		/* systemd's messages are sentences; brig's have no period */
 		if (n > 0 && e->message[n - 1] == '.')
 			n--;
-		brig_error_set(err, "%s: %.*s", what, (int)n, e->message);
-		err->errnum = sd_bus_error_get_errno(e);
-		return -1;
+		return brig_error_sete(err, sd_bus_error_get_errno(e), "%s: %.*s", what, (int)n,
+		                       e->message);
 	}
 	return brig_error_setp(err, r < 0 ? -r : EIO, "%s", what);
 }

@@ -494,11 +494,10 @@ static int attach(int mntfd, int targetfd, struct brig_error *err)
 	/* the kernel says EINVAL when a directory goes onto a file or back */
 	if (saved == EINVAL && fstat(mntfd, &src) == 0 && fstat(targetfd, &dst) == 0 &&
 	    S_ISDIR(src.st_mode) != S_ISDIR(dst.st_mode)) {
-		brig_error_set(err, S_ISDIR(dst.st_mode)
-		                        ? "the source is a file but the mount point a directory"
-		                        : "the mount point is not a directory");
-		err->errnum = S_ISDIR(dst.st_mode) ? EISDIR : ENOTDIR;
-		return -1;
+		return brig_error_sete(err, S_ISDIR(dst.st_mode) ? EISDIR : ENOTDIR, "%s",
+		                       S_ISDIR(dst.st_mode)
+		                           ? "the source is a file but the mount point a directory"
+		                           : "the mount point is not a directory");
 	}
 	return brig_error_setp(err, saved, "attach the mount");
 }

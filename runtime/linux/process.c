@@ -637,8 +637,7 @@ static char *lookup_fail(struct brig_error *err, int errnum, const char *name, c
 
 	brig_strbuf_addstr(&sb, "exec: ");
 	go_quote(&sb, name);
-	brig_error_set(err, "%s: %s", sb.buf, what);
-	err->errnum = errnum;
+	brig_error_sete(err, errnum, "%s: %s", sb.buf, what);
 	brig_strbuf_release(&sb);
 	return NULL;
 }

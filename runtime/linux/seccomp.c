@@ -664,12 +664,10 @@ int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd, pid
 		int e = errno;
 
 		/* runc's words, which callers match */
-		brig_error_set(err,
-		               "failed to connect with seccomp agent specified in the seccomp "
-		               "profile: dial unix %s: connect: %s",
-		               path, go_errstr(e, ebuf, sizeof(ebuf)));
-		err->errnum = e;
-		return -1;
+		return brig_error_sete(err, e,
+		                       "failed to connect with seccomp agent specified in the "
+		                       "seccomp profile: dial unix %s: connect: %s",
+		                       path, go_errstr(e, ebuf, sizeof(ebuf)));
 	}
 	json = process_state_json(sc, pid, state);
 	len = strlen(json);

@@ -8,13 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
-static int error_vset(struct brig_error *err, int errnum, int status, const char *fmt, va_list ap)
+static int error_vset(struct brig_error *err, int errnum, bool append, int status, const char *fmt,
+                      va_list ap)
 {
 	char *msg = NULL;
 
 	if (vasprintf(&msg, fmt, ap) < 0)
 		brig_oom();
-	if (errnum) {
+	if (errnum && append) {
 		char *full = brig_xasprintf("%s: %s", msg, strerror(errnum));
 
 		free(msg);
@@ -32,7 +33,7 @@ int brig_error_set(struct brig_error *err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	error_vset(err, 0, 1, fmt, ap);
+	error_vset(err, 0, false, 1, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -42,7 +43,17 @@ int brig_error_setp(struct brig_error *err, int errnum, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	error_vset(err, errnum, 1, fmt, ap);
+	error_vset(err, errnum, true, 1, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int brig_error_sete(struct brig_error *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_vset(err, errnum, false, 1, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -52,7 +63,7 @@ int brig_error_usage(struct brig_error *err, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	error_vset(err, 0, 2, fmt, ap);
+	error_vset(err, 0, false, 2, fmt, ap);
 	va_end(ap);
 	return -1;
 }

@@ -37,6 +37,10 @@ int brig_error_set(struct brig_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int brig_error_setp(struct brig_error *err, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Like brig_error_set() with @errnum recorded but not spelled out: for a
+ * message that words the failure itself (a caller tells ENOENT apart). */
+int brig_error_sete(struct brig_error *err, int errnum, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* Like brig_error_set() but marks a usage error (exit status 2). */
 int brig_error_usage(struct brig_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
