@@ -2,15 +2,15 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
-enum { O_IMAGE_PATH, O_WORK_PATH, O_LEAVE_RUNNING };
+enum { OPT_IMAGE_PATH, OPT_WORK_PATH, OPT_LEAVE_RUNNING };
 
 static const struct brig_option options[] = {
-	[O_IMAGE_PATH] = { "image-path", 0, BRIG_OPT_STRING, "DIR",
-	                   "path for saving criu image files", NULL },
-	[O_WORK_PATH] = { "work-path", 0, BRIG_OPT_STRING, "DIR",
-	                  "path for saving work files and logs", NULL },
-	[O_LEAVE_RUNNING] = { "leave-running", 0, BRIG_OPT_BOOL, NULL,
-	                      "leave the process running after checkpointing", NULL },
+	[OPT_IMAGE_PATH] = { "image-path", 0, BRIG_OPT_STRING, "DIR",
+	                     "path for saving criu image files", NULL },
+	[OPT_WORK_PATH] = { "work-path", 0, BRIG_OPT_STRING, "DIR",
+	                    "path for saving work files and logs", NULL },
+	[OPT_LEAVE_RUNNING] = { "leave-running", 0, BRIG_OPT_BOOL, NULL,
+	                        "leave the process running after checkpointing", NULL },
 };
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)

@@ -8,25 +8,32 @@
 #include "util/error.h"
 #include "util/id.h"
 
-enum { O_BUNDLE, O_CONSOLE_SOCKET, O_PID_FILE, O_NO_PIVOT, O_NO_NEW_KEYRING, O_PRESERVE_FDS };
+enum {
+	OPT_BUNDLE,
+	OPT_CONSOLE_SOCKET,
+	OPT_PID_FILE,
+	OPT_NO_PIVOT,
+	OPT_NO_NEW_KEYRING,
+	OPT_PRESERVE_FDS
+};
 
 static const struct brig_option options[] = {
-	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-	               "path to the root of the bundle directory", "the current directory" },
-	[O_CONSOLE_SOCKET] = { "console-socket", 0, BRIG_OPT_STRING, "PATH",
-	                       "path to an AF_UNIX socket which will receive a file descriptor "
-	                       "referencing the master end of the console's pseudoterminal",
-	                       NULL },
-	[O_PID_FILE] = { "pid-file", 0, BRIG_OPT_STRING, "PATH",
-	                 "specify the file to write the process id to", NULL },
-	[O_NO_PIVOT] = { "no-pivot", 0, BRIG_OPT_BOOL, NULL,
-	                 "do not use pivot root to jail process inside rootfs", NULL },
-	[O_NO_NEW_KEYRING] = { "no-new-keyring", 0, BRIG_OPT_BOOL, NULL,
-	                       "do not create a new session keyring for the container", NULL },
-	[O_PRESERVE_FDS] = { "preserve-fds", 0, BRIG_OPT_STRING, "N",
-	                     "pass N additional file descriptors to the container (stdio + "
-	                     "$LISTEN_FDS + N in total)",
-	                     "0" },
+	[OPT_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
+	                 "path to the root of the bundle directory", "the current directory" },
+	[OPT_CONSOLE_SOCKET] = { "console-socket", 0, BRIG_OPT_STRING, "PATH",
+	                         "path to an AF_UNIX socket which will receive a file descriptor "
+	                         "referencing the master end of the console's pseudoterminal",
+	                         NULL },
+	[OPT_PID_FILE] = { "pid-file", 0, BRIG_OPT_STRING, "PATH",
+	                   "specify the file to write the process id to", NULL },
+	[OPT_NO_PIVOT] = { "no-pivot", 0, BRIG_OPT_BOOL, NULL,
+	                   "do not use pivot root to jail process inside rootfs", NULL },
+	[OPT_NO_NEW_KEYRING] = { "no-new-keyring", 0, BRIG_OPT_BOOL, NULL,
+	                         "do not create a new session keyring for the container", NULL },
+	[OPT_PRESERVE_FDS] = { "preserve-fds", 0, BRIG_OPT_STRING, "N",
+	                       "pass N additional file descriptors to the container (stdio + "
+	                       "$LISTEN_FDS + N in total)",
+	                       "0" },
 };
 
 /* --preserve-fds N: a count of fds, as runc takes it. */
@@ -50,15 +57,15 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 {
 	struct brig_create_opts o = {
 		.id = a->pos[0],
-		.bundle = a->vals[O_BUNDLE].str,
-		.pid_file = a->vals[O_PID_FILE].str,
-		.console_socket = a->vals[O_CONSOLE_SOCKET].str,
-		.no_pivot = a->vals[O_NO_PIVOT].b,
-		.no_new_keyring = a->vals[O_NO_NEW_KEYRING].b,
+		.bundle = a->vals[OPT_BUNDLE].str,
+		.pid_file = a->vals[OPT_PID_FILE].str,
+		.console_socket = a->vals[OPT_CONSOLE_SOCKET].str,
+		.no_pivot = a->vals[OPT_NO_PIVOT].b,
+		.no_new_keyring = a->vals[OPT_NO_NEW_KEYRING].b,
 	};
 
 	if (brig_id_validate(o.id, err) < 0 ||
-	    brig_cmd_parse_preserve_fds(a->vals[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
+	    brig_cmd_parse_preserve_fds(a->vals[OPT_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
 		return -1;
 	return brig_container_create(&cli->ctx, &o, NULL, err);
 }

@@ -4,16 +4,17 @@
 
 #include "container.h"
 
-enum { O_FORCE };
+enum { OPT_FORCE };
 
 static const struct brig_option options[] = {
-	[O_FORCE] = { "force", 'f', BRIG_OPT_BOOL, NULL,
-	              "forcibly delete the container if it is still running (uses SIGKILL)", NULL },
+	[OPT_FORCE] = { "force", 'f', BRIG_OPT_BOOL, NULL,
+	                "forcibly delete the container if it is still running (uses SIGKILL)",
+	                NULL },
 };
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	return brig_container_delete(&cli->ctx, a->pos[0], a->vals[O_FORCE].b, err);
+	return brig_container_delete(&cli->ctx, a->pos[0], a->vals[OPT_FORCE].b, err);
 }
 
 const struct brig_command brig_cmd_delete = {

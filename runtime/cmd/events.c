@@ -9,13 +9,13 @@
 #include "control.h"
 #include "util/error.h"
 
-enum { O_INTERVAL, O_STATS };
+enum { OPT_INTERVAL, OPT_STATS };
 
 static const struct brig_option options[] = {
-	[O_INTERVAL] = { "interval", 0, BRIG_OPT_STRING, "DURATION",
-	                 "set the stats collection interval", "5s" },
-	[O_STATS] = { "stats", 0, BRIG_OPT_BOOL, NULL, "display the container's stats then exit",
-	              NULL },
+	[OPT_INTERVAL] = { "interval", 0, BRIG_OPT_STRING, "DURATION",
+	                   "set the stats collection interval", "5s" },
+	[OPT_STATS] = { "stats", 0, BRIG_OPT_BOOL, NULL, "display the container's stats then exit",
+	                NULL },
 };
 
 /* A Go duration ("5s", "1.5s", "250ms", "1m30s") in milliseconds; -1 if
@@ -58,7 +58,7 @@ static long parse_duration(const char *s)
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	const char *iv = a->vals[O_INTERVAL].set ? a->vals[O_INTERVAL].str : "5s";
+	const char *iv = a->vals[OPT_INTERVAL].set ? a->vals[OPT_INTERVAL].str : "5s";
 	long ms = parse_duration(iv);
 
 	if (ms <= 0)
@@ -66,7 +66,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		                        "invalid value \"%s\" for flag -interval: duration must "
 		                        "be positive",
 		                        iv);
-	return brig_container_events(&cli->ctx, a->pos[0], a->vals[O_STATS].b, (unsigned long)ms,
+	return brig_container_events(&cli->ctx, a->pos[0], a->vals[OPT_STATS].b, (unsigned long)ms,
 	                             err);
 }
 

@@ -8,64 +8,65 @@
 #include "util/error.h"
 
 enum {
-	O_CONSOLE_SOCKET,
-	O_CWD,
-	O_ENV,
-	O_TTY,
-	O_USER,
-	O_ADDITIONAL_GIDS,
-	O_PROCESS,
-	O_DETACH,
-	O_PID_FILE,
-	O_PROCESS_LABEL,
-	O_APPARMOR,
-	O_NO_NEW_PRIVS,
-	O_CAP,
-	O_PRESERVE_FDS,
-	O_CGROUP,
-	O_IGNORE_PAUSED,
+	OPT_CONSOLE_SOCKET,
+	OPT_CWD,
+	OPT_ENV,
+	OPT_TTY,
+	OPT_USER,
+	OPT_ADDITIONAL_GIDS,
+	OPT_PROCESS,
+	OPT_DETACH,
+	OPT_PID_FILE,
+	OPT_PROCESS_LABEL,
+	OPT_APPARMOR,
+	OPT_NO_NEW_PRIVS,
+	OPT_CAP,
+	OPT_PRESERVE_FDS,
+	OPT_CGROUP,
+	OPT_IGNORE_PAUSED,
 };
 
 static const struct brig_option options[] = {
-	[O_CONSOLE_SOCKET] = { "console-socket", 0, BRIG_OPT_STRING, "PATH",
-	                       "path to an AF_UNIX socket which will receive a file descriptor "
-	                       "referencing the master end of the console's pseudoterminal",
-	                       NULL },
-	[O_CWD] = { "cwd", 0, BRIG_OPT_STRING, "DIR", "current working directory in the container",
-	            NULL },
-	[O_ENV] = { "env", 'e', BRIG_OPT_LIST, "KEY=VALUE", "set environment variables", NULL },
-	[O_TTY] = { "tty", 't', BRIG_OPT_BOOL, NULL, "allocate a pseudo-TTY", NULL },
-	[O_USER] = { "user", 'u', BRIG_OPT_STRING, "UID[:GID]", "UID (format: <uid>[:<gid>])",
-	             NULL },
-	[O_ADDITIONAL_GIDS] = { "additional-gids", 'g', BRIG_OPT_LIST, "GID", "additional gids",
+	[OPT_CONSOLE_SOCKET] = { "console-socket", 0, BRIG_OPT_STRING, "PATH",
+	                         "path to an AF_UNIX socket which will receive a file descriptor "
+	                         "referencing the master end of the console's pseudoterminal",
+	                         NULL },
+	[OPT_CWD] = { "cwd", 0, BRIG_OPT_STRING, "DIR",
+	              "current working directory in the container", NULL },
+	[OPT_ENV] = { "env", 'e', BRIG_OPT_LIST, "KEY=VALUE", "set environment variables", NULL },
+	[OPT_TTY] = { "tty", 't', BRIG_OPT_BOOL, NULL, "allocate a pseudo-TTY", NULL },
+	[OPT_USER] = { "user", 'u', BRIG_OPT_STRING, "UID[:GID]", "UID (format: <uid>[:<gid>])",
+	               NULL },
+	[OPT_ADDITIONAL_GIDS] = { "additional-gids", 'g', BRIG_OPT_LIST, "GID", "additional gids",
+	                          NULL },
+	[OPT_PROCESS] = { "process", 'p', BRIG_OPT_STRING, "FILE", "path to the process.json",
+	                  NULL },
+	[OPT_DETACH] = { "detach", 'd', BRIG_OPT_BOOL, NULL, "detach from the container's process",
+	                 NULL },
+	[OPT_PID_FILE] = { "pid-file", 0, BRIG_OPT_STRING, "PATH",
+	                   "specify the file to write the process id to", NULL },
+	[OPT_PROCESS_LABEL] = { "process-label", 0, BRIG_OPT_STRING, "LABEL",
+	                        "set the asm process label for the process commonly used with "
+	                        "selinux",
 	                        NULL },
-	[O_PROCESS] = { "process", 'p', BRIG_OPT_STRING, "FILE", "path to the process.json", NULL },
-	[O_DETACH] = { "detach", 'd', BRIG_OPT_BOOL, NULL, "detach from the container's process",
-	               NULL },
-	[O_PID_FILE] = { "pid-file", 0, BRIG_OPT_STRING, "PATH",
-	                 "specify the file to write the process id to", NULL },
-	[O_PROCESS_LABEL] = { "process-label", 0, BRIG_OPT_STRING, "LABEL",
-	                      "set the asm process label for the process commonly used with "
-	                      "selinux",
-	                      NULL },
-	[O_APPARMOR] = { "apparmor", 0, BRIG_OPT_STRING, "PROFILE",
-	                 "set the apparmor profile for the process", NULL },
-	[O_NO_NEW_PRIVS] = { "no-new-privs", 0, BRIG_OPT_BOOL, NULL,
-	                     "set the no new privileges value for the process", NULL },
-	[O_CAP] = { "cap", 'c', BRIG_OPT_LIST, "CAP",
-	            "add a capability to the bounding set for "
-	            "the process",
-	            NULL },
-	[O_PRESERVE_FDS] = { "preserve-fds", 0, BRIG_OPT_STRING, "N",
-	                     "pass N additional file descriptors to the container (stdio + "
-	                     "$LISTEN_FDS + N in total)",
-	                     "0" },
-	[O_CGROUP] = { "cgroup", 0, BRIG_OPT_LIST, "PATH",
-	               "run the process in an (existing) sub-cgroup(s). Format is "
-	               "[<controller>:]<cgroup>",
-	               NULL },
-	[O_IGNORE_PAUSED] = { "ignore-paused", 0, BRIG_OPT_BOOL, NULL,
-	                      "allow exec in a paused container", NULL },
+	[OPT_APPARMOR] = { "apparmor", 0, BRIG_OPT_STRING, "PROFILE",
+	                   "set the apparmor profile for the process", NULL },
+	[OPT_NO_NEW_PRIVS] = { "no-new-privs", 0, BRIG_OPT_BOOL, NULL,
+	                       "set the no new privileges value for the process", NULL },
+	[OPT_CAP] = { "cap", 'c', BRIG_OPT_LIST, "CAP",
+	              "add a capability to the bounding set for "
+	              "the process",
+	              NULL },
+	[OPT_PRESERVE_FDS] = { "preserve-fds", 0, BRIG_OPT_STRING, "N",
+	                       "pass N additional file descriptors to the container (stdio + "
+	                       "$LISTEN_FDS + N in total)",
+	                       "0" },
+	[OPT_CGROUP] = { "cgroup", 0, BRIG_OPT_LIST, "PATH",
+	                 "run the process in an (existing) sub-cgroup(s). Format is "
+	                 "[<controller>:]<cgroup>",
+	                 NULL },
+	[OPT_IGNORE_PAUSED] = { "ignore-paused", 0, BRIG_OPT_BOOL, NULL,
+	                        "allow exec in a paused container", NULL },
 };
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
@@ -73,30 +74,30 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	const struct brig_optval *v = a->vals;
 	struct brig_exec_opts o = {
 		.id = a->pos[0],
-		.process_file = v[O_PROCESS].set ? v[O_PROCESS].str : NULL,
+		.process_file = v[OPT_PROCESS].set ? v[OPT_PROCESS].str : NULL,
 		.args = a->pos + 1,
 		.n_args = a->n_pos - 1,
-		.cwd = v[O_CWD].set ? v[O_CWD].str : NULL,
-		.env = v[O_ENV].list,
-		.n_env = v[O_ENV].n,
-		.tty = v[O_TTY].b,
-		.tty_set = v[O_TTY].set,
-		.user = v[O_USER].set ? v[O_USER].str : NULL,
-		.additional_gids = v[O_ADDITIONAL_GIDS].list,
-		.n_additional_gids = v[O_ADDITIONAL_GIDS].n,
-		.caps = v[O_CAP].list,
-		.n_caps = v[O_CAP].n,
-		.no_new_privs = v[O_NO_NEW_PRIVS].b,
-		.process_label = v[O_PROCESS_LABEL].set ? v[O_PROCESS_LABEL].str : NULL,
-		.apparmor = v[O_APPARMOR].set ? v[O_APPARMOR].str : NULL,
-		.detach = v[O_DETACH].b,
-		.pid_file = v[O_PID_FILE].set ? v[O_PID_FILE].str : NULL,
-		.console_socket = v[O_CONSOLE_SOCKET].set ? v[O_CONSOLE_SOCKET].str : NULL,
-		.ignore_paused = v[O_IGNORE_PAUSED].b,
+		.cwd = v[OPT_CWD].set ? v[OPT_CWD].str : NULL,
+		.env = v[OPT_ENV].list,
+		.n_env = v[OPT_ENV].n,
+		.tty = v[OPT_TTY].b,
+		.tty_set = v[OPT_TTY].set,
+		.user = v[OPT_USER].set ? v[OPT_USER].str : NULL,
+		.additional_gids = v[OPT_ADDITIONAL_GIDS].list,
+		.n_additional_gids = v[OPT_ADDITIONAL_GIDS].n,
+		.caps = v[OPT_CAP].list,
+		.n_caps = v[OPT_CAP].n,
+		.no_new_privs = v[OPT_NO_NEW_PRIVS].b,
+		.process_label = v[OPT_PROCESS_LABEL].set ? v[OPT_PROCESS_LABEL].str : NULL,
+		.apparmor = v[OPT_APPARMOR].set ? v[OPT_APPARMOR].str : NULL,
+		.detach = v[OPT_DETACH].b,
+		.pid_file = v[OPT_PID_FILE].set ? v[OPT_PID_FILE].str : NULL,
+		.console_socket = v[OPT_CONSOLE_SOCKET].set ? v[OPT_CONSOLE_SOCKET].str : NULL,
+		.ignore_paused = v[OPT_IGNORE_PAUSED].b,
 	};
 
-	if (v[O_PRESERVE_FDS].set &&
-	    brig_cmd_parse_preserve_fds(v[O_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
+	if (v[OPT_PRESERVE_FDS].set &&
+	    brig_cmd_parse_preserve_fds(v[OPT_PRESERVE_FDS].str, &o.preserve_fds, err) < 0)
 		return -1;
 	/* an integer flag: a bad value is a usage error, as runc's flag
 	 * parser says it (the ids themselves are checked with the process) */
@@ -107,10 +108,10 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 			return brig_error_usage(
 			    err, "invalid value \"%s\" for flag --additional-gids", g);
 	}
-	if (v[O_CGROUP].n > 1)
+	if (v[OPT_CGROUP].n > 1)
 		return brig_error_usage(err, "--cgroup: only one sub-cgroup is supported");
-	if (v[O_CGROUP].n)
-		o.cgroup = v[O_CGROUP].list[0];
+	if (v[OPT_CGROUP].n)
+		o.cgroup = v[OPT_CGROUP].list[0];
 	if (!o.process_file && o.n_args < 1)
 		return brig_error_usage(err, "exec: no command given (or --process FILE)");
 	/* runc's exec: whatever fails once the command line is read is

@@ -7,11 +7,11 @@
 #include "container.h"
 #include "util/error.h"
 
-enum { O_ALL };
+enum { OPT_ALL };
 
 static const struct brig_option options[] = {
-	[O_ALL] = { "all", 'a', BRIG_OPT_BOOL, NULL,
-	            "send the specified signal to all processes inside the container", NULL },
+	[OPT_ALL] = { "all", 'a', BRIG_OPT_BOOL, NULL,
+	              "send the specified signal to all processes inside the container", NULL },
 };
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
@@ -22,7 +22,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	/* 0 is a signal too: is the container alive? (runc takes it) */
 	if (sig < 0)
 		return brig_error_usage(err, "unknown signal \"%s\"", name);
-	return brig_container_kill(&cli->ctx, a->pos[0], sig, a->vals[O_ALL].b, err);
+	return brig_container_kill(&cli->ctx, a->pos[0], sig, a->vals[OPT_ALL].b, err);
 }
 
 const struct brig_command brig_cmd_kill = {

@@ -12,12 +12,12 @@
 #include "util/error.h"
 #include "util/jsonw.h"
 
-enum { O_FORMAT, O_QUIET };
+enum { OPT_FORMAT, OPT_QUIET };
 
 static const struct brig_option options[] = {
-	[O_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json", "select one of: table or json",
-	               "table" },
-	[O_QUIET] = { "quiet", 'q', BRIG_OPT_BOOL, NULL, "display only container IDs", NULL },
+	[OPT_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json",
+	                 "select one of: table or json", "table" },
+	[OPT_QUIET] = { "quiet", 'q', BRIG_OPT_BOOL, NULL, "display only container IDs", NULL },
 };
 
 struct row {
@@ -109,7 +109,7 @@ static void print_json(struct row *rows, size_t n)
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	const char *format = a->vals[O_FORMAT].set ? a->vals[O_FORMAT].str : "table";
+	const char *format = a->vals[OPT_FORMAT].set ? a->vals[OPT_FORMAT].str : "table";
 	struct brig_store st;
 	struct row *rows = NULL;
 	char **ids = NULL;
@@ -137,7 +137,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		brig_entry_release(&e);
 		brig_error_release(&ignored);
 	}
-	if (a->vals[O_QUIET].b) {
+	if (a->vals[OPT_QUIET].b) {
 		for (size_t i = 0; i < n_rows; i++)
 			printf("%s\n", rows[i].state->id);
 	} else if (strcmp(format, "json") == 0) {

@@ -13,11 +13,11 @@
 #include "control.h"
 #include "util/error.h"
 
-enum { O_FORMAT };
+enum { OPT_FORMAT };
 
 static const struct brig_option options[] = {
-	[O_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json", "select one of: table or json",
-	               "table" },
+	[OPT_FORMAT] = { "format", 'f', BRIG_OPT_STRING, "table|json",
+	                 "select one of: table or json", "table" },
 };
 
 static bool listed(const pid_t *pids, size_t n, long pid)
@@ -115,7 +115,7 @@ static int ps_table(const pid_t *pids, size_t n, char **args, int n_args, struct
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	const char *format = a->vals[O_FORMAT].set ? a->vals[O_FORMAT].str : "table";
+	const char *format = a->vals[OPT_FORMAT].set ? a->vals[OPT_FORMAT].str : "table";
 	_cleanup_free_ pid_t *pids = NULL;
 	size_t n = 0;
 

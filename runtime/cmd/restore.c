@@ -2,15 +2,15 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
-enum { O_IMAGE_PATH, O_WORK_PATH, O_BUNDLE };
+enum { OPT_IMAGE_PATH, OPT_WORK_PATH, OPT_BUNDLE };
 
 static const struct brig_option options[] = {
-	[O_IMAGE_PATH] = { "image-path", 0, BRIG_OPT_STRING, "DIR",
-	                   "path to criu image files for restoring", NULL },
-	[O_WORK_PATH] = { "work-path", 0, BRIG_OPT_STRING, "DIR",
-	                  "path for saving work files and logs", NULL },
-	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-	               "path to the root of the bundle directory", NULL },
+	[OPT_IMAGE_PATH] = { "image-path", 0, BRIG_OPT_STRING, "DIR",
+	                     "path to criu image files for restoring", NULL },
+	[OPT_WORK_PATH] = { "work-path", 0, BRIG_OPT_STRING, "DIR",
+	                    "path for saving work files and logs", NULL },
+	[OPT_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
+	                 "path to the root of the bundle directory", NULL },
 };
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)

@@ -10,19 +10,20 @@
 #include "spec/default.h"
 #include "util/error.h"
 
-enum { O_BUNDLE, O_ROOTLESS };
+enum { OPT_BUNDLE, OPT_ROOTLESS };
 
 static const struct brig_option options[] = {
-	[O_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-	               "path to the root of the bundle directory", "the current directory" },
-	[O_ROOTLESS] = { "rootless", 0, BRIG_OPT_BOOL, NULL,
-	                 "generate a configuration for a rootless container", NULL },
+	[OPT_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
+	                 "path to the root of the bundle directory", "the current directory" },
+	[OPT_ROOTLESS] = { "rootless", 0, BRIG_OPT_BOOL, NULL,
+	                   "generate a configuration for a rootless container", NULL },
 };
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	const char *dir = a->vals[O_BUNDLE].set ? a->vals[O_BUNDLE].str : ".";
-	_cleanup_free_ char *text = brig_spec_default(a->vals[O_ROOTLESS].b, geteuid(), getegid());
+	const char *dir = a->vals[OPT_BUNDLE].set ? a->vals[OPT_BUNDLE].str : ".";
+	_cleanup_free_ char *text =
+	    brig_spec_default(a->vals[OPT_ROOTLESS].b, geteuid(), getegid());
 	_cleanup_close_ int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	_cleanup_close_ int fd = -1;
 	size_t len = strlen(text), off = 0;

@@ -50,25 +50,25 @@ static const struct brig_option options[] = {
 };
 
 enum {
-	O_RESOURCES,
-	O_BLKIO_WEIGHT,
-	O_CPU_PERIOD,
-	O_CPU_QUOTA,
-	O_CPU_BURST,
-	O_CPU_SHARE,
-	O_CPU_RT_PERIOD,
-	O_CPU_RT_RUNTIME,
-	O_CPUSET_CPUS,
-	O_CPUSET_MEMS,
-	O_KERNEL_MEMORY,
-	O_KERNEL_MEMORY_TCP,
-	O_MEMORY,
-	O_CPU_IDLE,
-	O_MEMORY_RESERVATION,
-	O_MEMORY_SWAP,
-	O_PIDS_LIMIT,
-	O_L3_CACHE_SCHEMA,
-	O_MEM_BW_SCHEMA,
+	OPT_RESOURCES,
+	OPT_BLKIO_WEIGHT,
+	OPT_CPU_PERIOD,
+	OPT_CPU_QUOTA,
+	OPT_CPU_BURST,
+	OPT_CPU_SHARE,
+	OPT_CPU_RT_PERIOD,
+	OPT_CPU_RT_RUNTIME,
+	OPT_CPUSET_CPUS,
+	OPT_CPUSET_MEMS,
+	OPT_KERNEL_MEMORY,
+	OPT_KERNEL_MEMORY_TCP,
+	OPT_MEMORY,
+	OPT_CPU_IDLE,
+	OPT_MEMORY_RESERVATION,
+	OPT_MEMORY_SWAP,
+	OPT_PIDS_LIMIT,
+	OPT_L3_CACHE_SCHEMA,
+	OPT_MEM_BW_SCHEMA,
 };
 
 static void *zalloc(struct brig_arena *a, size_t size)
@@ -183,32 +183,32 @@ static int apply_flags(const struct brig_args *a, struct brig_resources_doc *doc
 		}                                                        \
 	} while (0)
 
-	if (SET(O_L3_CACHE_SCHEMA) || SET(O_MEM_BW_SCHEMA))
+	if (SET(OPT_L3_CACHE_SCHEMA) || SET(OPT_MEM_BW_SCHEMA))
 		return brig_error_set(err, "Intel RDT is not supported");
-	if (SET(O_KERNEL_MEMORY) || SET(O_KERNEL_MEMORY_TCP))
+	if (SET(OPT_KERNEL_MEMORY) || SET(OPT_KERNEL_MEMORY_TCP))
 		brig_warn("kernel memory settings are ignored and will be removed");
-	BYTES(O_MEMORY, memory, r->memory->limit);
-	BYTES(O_MEMORY_RESERVATION, memory, r->memory->reservation);
-	BYTES(O_MEMORY_SWAP, memory, r->memory->swap);
-	INT(O_CPU_PERIOD, cpu, r->cpu->period, 0, INT64_MAX);
-	INT(O_CPU_QUOTA, cpu, r->cpu->quota, INT64_MIN, INT64_MAX);
-	INT(O_CPU_BURST, cpu, r->cpu->burst, 0, INT64_MAX);
-	INT(O_CPU_SHARE, cpu, r->cpu->shares, 0, INT64_MAX);
-	INT(O_CPU_RT_PERIOD, cpu, r->cpu->realtime_period, 0, INT64_MAX);
-	INT(O_CPU_RT_RUNTIME, cpu, r->cpu->realtime_runtime, INT64_MIN, INT64_MAX);
-	INT(O_CPU_IDLE, cpu, r->cpu->idle, 0, 1);
-	INT(O_BLKIO_WEIGHT, block_io, r->block_io->weight, 10, 1000);
-	if (SET(O_CPUSET_CPUS)) {
+	BYTES(OPT_MEMORY, memory, r->memory->limit);
+	BYTES(OPT_MEMORY_RESERVATION, memory, r->memory->reservation);
+	BYTES(OPT_MEMORY_SWAP, memory, r->memory->swap);
+	INT(OPT_CPU_PERIOD, cpu, r->cpu->period, 0, INT64_MAX);
+	INT(OPT_CPU_QUOTA, cpu, r->cpu->quota, INT64_MIN, INT64_MAX);
+	INT(OPT_CPU_BURST, cpu, r->cpu->burst, 0, INT64_MAX);
+	INT(OPT_CPU_SHARE, cpu, r->cpu->shares, 0, INT64_MAX);
+	INT(OPT_CPU_RT_PERIOD, cpu, r->cpu->realtime_period, 0, INT64_MAX);
+	INT(OPT_CPU_RT_RUNTIME, cpu, r->cpu->realtime_runtime, INT64_MIN, INT64_MAX);
+	INT(OPT_CPU_IDLE, cpu, r->cpu->idle, 0, 1);
+	INT(OPT_BLKIO_WEIGHT, block_io, r->block_io->weight, 10, 1000);
+	if (SET(OPT_CPUSET_CPUS)) {
 		ENSURE(cpu);
-		r->cpu->cpus = a->vals[O_CPUSET_CPUS].str;
+		r->cpu->cpus = a->vals[OPT_CPUSET_CPUS].str;
 	}
-	if (SET(O_CPUSET_MEMS)) {
+	if (SET(OPT_CPUSET_MEMS)) {
 		ENSURE(cpu);
-		r->cpu->mems = a->vals[O_CPUSET_MEMS].str;
+		r->cpu->mems = a->vals[OPT_CPUSET_MEMS].str;
 	}
-	if (SET(O_PIDS_LIMIT)) {
-		if (parse_int(a->vals[O_PIDS_LIMIT].str, INT64_MIN, INT64_MAX, &v) < 0)
-			return bad(a, O_PIDS_LIMIT, err);
+	if (SET(OPT_PIDS_LIMIT)) {
+		if (parse_int(a->vals[OPT_PIDS_LIMIT].str, INT64_MIN, INT64_MAX, &v) < 0)
+			return bad(a, OPT_PIDS_LIMIT, err);
 		r->has_pids = true;
 		r->pids_limit.set = true;
 		r->pids_limit.value = v;
@@ -225,8 +225,8 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	struct brig_resources_doc *doc = NULL;
 	int r = -1;
 
-	if (a->vals[O_RESOURCES].set) {
-		doc = load_resources(a->vals[O_RESOURCES].str, err);
+	if (a->vals[OPT_RESOURCES].set) {
+		doc = load_resources(a->vals[OPT_RESOURCES].str, err);
 		if (!doc)
 			return -1;
 	} else {
