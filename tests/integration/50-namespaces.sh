@@ -14,10 +14,10 @@ brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
-# mkbundle DIR FILTER CMD [ARGS...]: a bundle in DIR: `brig spec` without a
+# ns_bundle DIR FILTER CMD [ARGS...]: a bundle in DIR: `brig spec` without a
 # terminal, running CMD ARGS on the shared rootfs, then the jq FILTER (which
 # may read $ENV).
-mkbundle() {
+ns_bundle() {
 	local dir=$1 filter=$2 args
 	shift 2
 	args=$(json_args "$@") &&
@@ -32,7 +32,7 @@ mkbundle() {
 # start_other ID FILTER: a detached container ID (bundle $T/ID) that sleeps;
 # its pid in $other_pid.
 start_other() {
-	mkbundle "$T/$1" "$2" sleep 100
+	ns_bundle "$T/$1" "$2" sleep 100
 	defer "$BRIG" --root "$T/root" delete --force "$1"
 	br run --detach --bundle "$T/$1" "$1"
 	assert_rc 0 || return
@@ -63,7 +63,7 @@ ns_line() {
 # --------------------------------------------------------- new namespaces
 
 t_new_pid() {
-	mkbundle "$T/b" . sh -c 'echo $$; ps -o pid,comm; true'
+	ns_bundle "$T/b" . sh -c 'echo $$; ps -o pid,comm; true'
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$(sed -n 1p <<<"$out")" 1 "\$\$ in the container"
@@ -75,7 +75,7 @@ t_new_pid() {
 
 t_new_ns_inodes() {
 	local n host
-	mkbundle "$T/b" '.linux.namespaces += [{type: "cgroup"}, {type: "time"}]' sh -c "$SHOW_NS"
+	ns_bundle "$T/b" '.linux.namespaces += [{type: "cgroup"}, {type: "time"}]' sh -c "$SHOW_NS"
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_lines 7 "$out" "namespaces" || return
@@ -90,7 +90,7 @@ t_new_ns_inodes() {
 # Namespaces not asked for are the host's.
 t_shared_ns() {
 	local n
-	mkbundle "$T/b" '.linux.namespaces |= map(select(.type == "mount"))
+	ns_bundle "$T/b" '.linux.namespaces |= map(select(.type == "mount"))
 		| del(.hostname)' sh -c "$SHOW_NS"
 	br run --bundle "$T/b" c1
 	assert_rc 0
@@ -105,7 +105,7 @@ t_new_uts() {
 	local host_name host_domain
 	host_name=$(hostname)
 	host_domain=$(cat /proc/sys/kernel/domainname)
-	mkbundle "$T/b" '.hostname = "brig-uts-test" | .domainname = "brig.test"' \
+	ns_bundle "$T/b" '.hostname = "brig-uts-test" | .domainname = "brig.test"' \
 		sh -c 'hostname; cat /proc/sys/kernel/domainname'
 	br run --bundle "$T/b" c1
 	assert_rc 0
@@ -116,7 +116,7 @@ t_new_uts() {
 }
 
 t_new_net() {
-	mkbundle "$T/b" . cat /proc/net/dev
+	ns_bundle "$T/b" . cat /proc/net/dev
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$(sed -n '3,$p' <<<"$out" | awk -F: '{ gsub(/ /, "", $1); print $1 }')" lo \
@@ -132,7 +132,7 @@ LO_SCRIPT='cat /sys/class/net/lo/flags; nc 127.0.0.1 9 </dev/null 2>&1'
 t_new_net_lo_up() { # plain|userns
 	local runc want=$'0x9\nnc: can\'t connect to remote host (127.0.0.1): Connection refused'
 	local ur
-	mkbundle "$T/b" . sh -c "$LO_SCRIPT"
+	ns_bundle "$T/b" . sh -c "$LO_SCRIPT"
 	if [ "$1" = userns ]; then
 		# a rootfs the namespace's root owns, where it can reach it
 		ur=$(mktemp -d /tmp/brig-lo.XXXXXX) && defer rm -rf "$ur" &&
@@ -162,7 +162,7 @@ t_new_ipc() {
 	}
 	defer ipcrm -q "$id"
 	assert_match "$(cat /proc/sysvipc/msg)" "[[:space:]]${id}[[:space:]]" "host's queues"
-	mkbundle "$T/b" . sh -c 'cat /proc/sysvipc/msg'
+	ns_bundle "$T/b" . sh -c 'cat /proc/sysvipc/msg'
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_lines 1 "$out" "/proc/sysvipc/msg inside (the header only)"
@@ -170,7 +170,7 @@ t_new_ipc() {
 }
 
 t_new_cgroup() {
-	mkbundle "$T/b" '.linux.namespaces += [{type: "cgroup"}]' cat /proc/self/cgroup
+	ns_bundle "$T/b" '.linux.namespaces += [{type: "cgroup"}]' cat /proc/self/cgroup
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	[ -n "$out" ] || fail "empty /proc/self/cgroup"
@@ -180,7 +180,7 @@ t_new_cgroup() {
 
 t_new_time() {
 	local inside host delta
-	mkbundle "$T/b" '.linux.namespaces += [{type: "time"}]
+	ns_bundle "$T/b" '.linux.namespaces += [{type: "time"}]
 		| .linux.timeOffsets = {monotonic: {secs: 86400}, boottime: {secs: 86400}}' \
 		sh -c 'cat /proc/uptime'
 	br run --bundle "$T/b" c1
@@ -197,7 +197,7 @@ t_new_time() {
 # Without offsets a new time namespace runs the host's clocks.
 t_new_time_no_offsets() {
 	local inside host
-	mkbundle "$T/b" '.linux.namespaces += [{type: "time"}]' sh -c 'cat /proc/uptime'
+	ns_bundle "$T/b" '.linux.namespaces += [{type: "time"}]' sh -c 'cat /proc/uptime'
 	br run --bundle "$T/b" c1
 	host=$(cut -d' ' -f1 /proc/uptime)
 	assert_rc 0
@@ -222,7 +222,7 @@ t_join_netns() {
 	}
 	defer umount "$path"
 	export NSPATH=$path
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "network" then .path = $ENV.NSPATH else . end)' \
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == "network" then .path = $ENV.NSPATH else . end)' \
 		sh -c 'readlink /proc/self/ns/net; cat /proc/net/dev'
 	br run --bundle "$T/b" c1
 	assert_rc 0
@@ -238,7 +238,7 @@ t_join_other() { # TYPE NAME-IN-/proc
 	start_other a '.hostname = "brig-other" | .linux.namespaces += [{type: "cgroup"}, {type: "time"}]
 		| .linux.timeOffsets = {boottime: {secs: 86400}}' || return
 	export NSTYPE=$1 NSPATH=/proc/$other_pid/ns/$2
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == $ENV.NSTYPE then .path = $ENV.NSPATH else . end)
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == $ENV.NSTYPE then .path = $ENV.NSPATH else . end)
 		| if $ENV.NSTYPE == "uts" then del(.hostname) else . end
 		| if $ENV.NSTYPE == "time" or $ENV.NSTYPE == "cgroup"
 		  then .linux.namespaces += [{type: $ENV.NSTYPE, path: $ENV.NSPATH}] else . end' \
@@ -257,7 +257,7 @@ t_join_uts_hostname() {
 	local other_pid
 	start_other a '.hostname = "brig-other"' || return
 	export NSPATH=/proc/$other_pid/ns/uts
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "uts" then .path = $ENV.NSPATH else . end)
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == "uts" then .path = $ENV.NSPATH else . end)
 		| del(.hostname)' hostname
 	br run --bundle "$T/b" c1
 	assert_rc 0
@@ -272,7 +272,7 @@ t_join_time_offsets() {
 	start_other a '.linux.namespaces += [{type: "time"}]
 		| .linux.timeOffsets = {boottime: {secs: 86400}}' || return
 	export NSPATH=/proc/$other_pid/ns/time
-	mkbundle "$T/b" '.linux.namespaces += [{type: "time", path: $ENV.NSPATH}]' cat /proc/uptime
+	ns_bundle "$T/b" '.linux.namespaces += [{type: "time", path: $ENV.NSPATH}]' cat /proc/uptime
 	br run --bundle "$T/b" c1
 	host=$(cut -d' ' -f1 /proc/uptime)
 	assert_rc 0
@@ -290,7 +290,7 @@ t_join_pid() {
 	local other_pid
 	start_other a . || return
 	export NSPATH=/proc/$other_pid/ns/pid
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "pid" then .path = $ENV.NSPATH else . end)' \
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == "pid" then .path = $ENV.NSPATH else . end)' \
 		sh -c 'echo $$; ps -o pid,args; true'
 	br run --bundle "$T/b" c1
 	assert_rc 0
@@ -324,42 +324,42 @@ ns_index() {
 }
 
 t_bad_hostname() {
-	mkbundle "$T/b" '.linux.namespaces |= map(select(.type != "uts")) | .hostname = "h"' true
+	ns_bundle "$T/b" '.linux.namespaces |= map(select(.type != "uts")) | .hostname = "h"' true
 	expect_refused "brig: config.json: hostname: requires a uts namespace"
 }
 
 t_bad_domainname() {
-	mkbundle "$T/b" '.linux.namespaces |= map(select(.type != "uts")) | del(.hostname)
+	ns_bundle "$T/b" '.linux.namespaces |= map(select(.type != "uts")) | del(.hostname)
 		| .domainname = "d"' true
 	expect_refused "brig: config.json: domainname: requires a uts namespace"
 }
 
 t_bad_sysctl_net() {
-	mkbundle "$T/b" '.linux.namespaces |= map(select(.type != "network"))
+	ns_bundle "$T/b" '.linux.namespaces |= map(select(.type != "network"))
 		| .linux.sysctl = {"net.ipv4.ip_forward": "1"}' true
 	expect_refused 'brig: config.json: linux.sysctl["net.ipv4.ip_forward"]: requires a new network namespace'
 }
 
 t_bad_sysctl_ipc() {
-	mkbundle "$T/b" '.linux.namespaces |= map(select(.type != "ipc"))
+	ns_bundle "$T/b" '.linux.namespaces |= map(select(.type != "ipc"))
 		| .linux.sysctl = {"kernel.msgmax": "4096"}' true
 	expect_refused 'brig: config.json: linux.sysctl["kernel.msgmax"]: requires a new ipc namespace'
 }
 
 t_bad_sysctl_host() {
-	mkbundle "$T/b" '.linux.sysctl = {"kernel.panic": "1"}' true
+	ns_bundle "$T/b" '.linux.sysctl = {"kernel.panic": "1"}' true
 	expect_refused 'brig: config.json: linux.sysctl["kernel.panic"]: not namespaced: the container may not set it'
 }
 
 t_bad_time_offsets() {
-	mkbundle "$T/b" '.linux.timeOffsets = {monotonic: {secs: 86400}}' true
+	ns_bundle "$T/b" '.linux.timeOffsets = {monotonic: {secs: 86400}}' true
 	expect_refused "brig: config.json: linux.timeOffsets: requires a new time namespace"
 }
 
 t_bad_path_type() {
 	local i
 	export NSPATH=/proc/$BASHPID/ns/uts
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "network" then .path = $ENV.NSPATH else . end)' true
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == "network" then .path = $ENV.NSPATH else . end)' true
 	i=$(ns_index network)
 	expect_refused \
 		"brig: config.json: linux.namespaces[$i].path: \"/proc/$BASHPID/ns/uts\" is not a network namespace"
@@ -369,7 +369,7 @@ t_bad_path_file() {
 	local i
 	echo not a namespace >"$T/file"
 	export NSPATH=$T/file
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "network" then .path = $ENV.NSPATH else . end)' true
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == "network" then .path = $ENV.NSPATH else . end)' true
 	i=$(ns_index network)
 	expect_refused \
 		"brig: config.json: linux.namespaces[$i].path: \"$T/file\" is not a network namespace"
@@ -378,7 +378,7 @@ t_bad_path_file() {
 t_bad_path_missing() {
 	local i
 	export NSPATH=$T/nosuch
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "uts" then .path = $ENV.NSPATH else . end)
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == "uts" then .path = $ENV.NSPATH else . end)
 		| del(.hostname)' true
 	i=$(ns_index uts)
 	expect_refused \
@@ -388,7 +388,7 @@ t_bad_path_missing() {
 # Without a mount namespace nothing can be masked (runc: "unable to
 # restrict sys entries without a private MNT namespace").
 t_bad_no_mount_ns_masks() {
-	mkbundle "$T/b" '.linux.namespaces |= map(select(.type != "mount"))' true
+	ns_bundle "$T/b" '.linux.namespaces |= map(select(.type != "mount"))' true
 	expect_refused "brig: config.json: linux.maskedPaths: unable to restrict sys entries without a private mount namespace"
 	brig_bundle_edit "$T/b" '.linux.maskedPaths = []'
 	expect_refused "brig: config.json: linux.readonlyPaths: unable to restrict sys entries without a private mount namespace"
@@ -413,13 +413,13 @@ t_no_mount_ns() {
 	mine=$(readlink /proc/self/ns/mnt)
 	rootfs_ls=$(ls "$ROOTFS")
 	before=$(mounts_here)
-	mkbundle "$T/b" "$NO_MNTNS" sh -c "$SEES"
+	ns_bundle "$T/b" "$NO_MNTNS" sh -c "$SEES"
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$out" "$mine"$'\n'"$rootfs_ls" "the namespace and root of the container"
 	assert_eq "$(mounts_here)" "$before" "mounts here after run"
 	# detached, exec, delete
-	mkbundle "$T/b" "$NO_MNTNS" sleep 100
+	ns_bundle "$T/b" "$NO_MNTNS" sleep 100
 	delete_at_end c2
 	br run --detach --bundle "$T/b" c2
 	assert_rc 0 || return
@@ -432,20 +432,20 @@ t_no_mount_ns() {
 	assert_eq "$(mounts_here)" "$before" "mounts here after delete"
 	# a hostile container mounts over its own root, again and again: all
 	# of it goes when it is deleted
-	mkbundle "$T/b" "$NO_MNTNS"' | .process.capabilities |= with_entries(.value += ["CAP_SYS_ADMIN"])' \
+	ns_bundle "$T/b" "$NO_MNTNS"' | .process.capabilities |= with_entries(.value += ["CAP_SYS_ADMIN"])' \
 		sh -c 'for i in 1 2 3 4 5; do mount -t tmpfs none / || exit 1; done'
 	br run --bundle "$T/b" c4
 	assert_rc 0
 	assert_eq "$(mounts_here)" "$before" "mounts here after a run that mounted over its root"
 	# a mount that fails after the rootfs was bound
-	mkbundle "$T/b" "$NO_MNTNS"' | .mounts += [{destination: "/mnt", type: "bind",
+	ns_bundle "$T/b" "$NO_MNTNS"' | .mounts += [{destination: "/mnt", type: "bind",
 		source: "/nonexistent", options: ["bind"]}]' true
 	br create --bundle "$T/b" c3
 	assert_rc 1
 	assert_eq "$(mounts_here)" "$before" "mounts here after a failed create"
 	assert_empty_dir "$T/root"
 	runc=$(side_runc) || return 0
-	mkbundle "$T/b" "$NO_MNTNS"' | .linux.cgroupsPath = $ENV.CG' sh -c "$SEES"
+	ns_bundle "$T/b" "$NO_MNTNS"' | .linux.cgroupsPath = $ENV.CG' sh -c "$SEES"
 	CG=runc-$RANDOM run_cmd unshare -m --propagation private sh -c \
 		'readlink /proc/self/ns/mnt; exec "$0" --root "$1" run --bundle "$2" "$3"' \
 		"$runc" "$T/runc" "$T/b" "r$RANDOM"
@@ -468,7 +468,7 @@ t_join_mount_ns() {
 	done
 	before=$(mounts_here)
 	export NSPATH=$T/mnt.brig CG=runc-$RANDOM
-	mkbundle "$T/b" '.linux.namespaces |= map(if .type == "mount" then .path = $ENV.NSPATH else . end)
+	ns_bundle "$T/b" '.linux.namespaces |= map(if .type == "mount" then .path = $ENV.NSPATH else . end)
 		| .linux.cgroupsPath = $ENV.CG' sh -c 'readlink /proc/self/ns/mnt; ls /bin/busybox'
 	br run --bundle "$T/b" c1
 	assert_rc 0
@@ -485,12 +485,12 @@ t_join_mount_ns() {
 }
 
 t_bad_duplicate() {
-	mkbundle "$T/b" '.linux.namespaces += [{type: "pid"}]' true
+	ns_bundle "$T/b" '.linux.namespaces += [{type: "pid"}]' true
 	expect_refused "brig: config.json: linux.namespaces[$(($(jq '.linux.namespaces | length' "$T/b/config.json") - 1))].type: duplicate namespace type \"pid\""
 }
 
 t_bad_duplicate_path() {
-	mkbundle "$T/b" '.linux.namespaces += [{type: "network", path: "/proc/self/ns/net"}]' true
+	ns_bundle "$T/b" '.linux.namespaces += [{type: "network", path: "/proc/self/ns/net"}]' true
 	expect_refused "brig: config.json: linux.namespaces[$(($(jq '.linux.namespaces | length' "$T/b/config.json") - 1))].type: duplicate namespace type \"network\""
 }
 
@@ -500,7 +500,7 @@ t_sysctl_net() {
 	local before
 	before=$(cat /proc/sys/net/ipv4/ip_forward)
 	export V=$((1 - before))
-	mkbundle "$T/b" '.linux.sysctl = {"net.ipv4.ip_forward": $ENV.V}' cat /proc/sys/net/ipv4/ip_forward
+	ns_bundle "$T/b" '.linux.sysctl = {"net.ipv4.ip_forward": $ENV.V}' cat /proc/sys/net/ipv4/ip_forward
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$out" "$((1 - before))" "net.ipv4.ip_forward inside"
@@ -512,7 +512,7 @@ t_sysctl_ipc() {
 	local before
 	before=$(cat /proc/sys/kernel/msgmax)
 	export V=$((before + 1))
-	mkbundle "$T/b" '.linux.sysctl = {"kernel.msgmax": $ENV.V}' cat /proc/sys/kernel/msgmax
+	ns_bundle "$T/b" '.linux.sysctl = {"kernel.msgmax": $ENV.V}' cat /proc/sys/kernel/msgmax
 	br run --bundle "$T/b" c1
 	assert_rc 0
 	assert_eq "$out" "$((before + 1))" "kernel.msgmax inside"

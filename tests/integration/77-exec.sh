@@ -456,17 +456,6 @@ t_process_file() {
 
 # ---------------------------------------------------------------- terminal
 
-# start_receiver SOCKET [RECEIVER-ARGS...]: contrib's receiver in the
-# background ($RECV_PID), listening once SOCKET exists.
-start_receiver() {
-	local sock=$1
-	shift
-	"$RECEIVER" "$@" "$sock" 2>"$T/receiver.err" &
-	RECV_PID=$!
-	defer kill -KILL "$RECV_PID"
-	wait_until 10 eval "[ -S '$sock' ]" || fail "the receiver does not listen on $sock"
-}
-
 # in_script CMD: CMD under script(1), on a pty of its own (90-terminal.sh).
 in_script() {
 	[ -p "$T/tty-in" ] || mkfifo "$T/tty-in"

@@ -38,12 +38,12 @@ userns_rootfs() {
 		fail "cannot make $T/rootfs"
 }
 
-# mkbundle FILTER CMD [ARGS...]: the bundle $T/b: `brig spec` without a
+# userns_bundle FILTER CMD [ARGS...]: the bundle $T/b: `brig spec` without a
 # terminal, running CMD ARGS on $T/rootfs in a new user namespace (0-65535
 # mapped to 100000-165535), with the host directory $T/shared (owned by
 # the container's root) bind-mounted read-write at /shared, then FILTER,
 # in which $map is $MAP and $x the string $X.
-mkbundle() {
+userns_bundle() {
 	local filter=$1 args
 	shift
 	args=$(json_args "$@")
@@ -108,7 +108,7 @@ cgroups_named() {
 
 t_basics() {
 	local pid
-	mkbundle . sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map
+	userns_bundle . sh -c 'id -u; id -g; cat /proc/self/uid_map /proc/self/gid_map
 		stat -c "%u:%g" / /bin/busybox /etc/passwd
 		ls -ln /bin | awk "NR > 1 && (\$3 != 0 || \$4 != 0)" | head -3
 		touch /shared/made-inside; mkdir /shared/dir-inside'
@@ -126,7 +126,7 @@ t_basics() {
 	assert_eq "$(owner "$T/shared/dir-inside")" "100000:100000" "host owner of a directory made inside"
 
 	# the init seen from the host
-	mkbundle . sleep 1000
+	userns_bundle . sleep 1000
 	up c2 || return
 	pid=$(pid_of c2)
 	assert_eq "$(status_field "$pid" Uid)" "100000 100000 100000 100000" "host Uid of the init"
@@ -144,7 +144,7 @@ t_basics() {
 # the host's, bind-mounted; /proc and /sys are mounted (sysfs since the
 # network namespace is new too).
 t_devices_proc_sys() {
-	mkbundle . sh -c 'for d in null zero full random urandom tty; do
+	userns_bundle . sh -c 'for d in null zero full random urandom tty; do
 			stat -c "%n %F %t:%T" /dev/$d
 			grep -c " /dev/$d " /proc/self/mountinfo
 		done
@@ -185,7 +185,7 @@ sys ok" "the devices, /proc and /sys inside"
 # (hostID 200000 + offset 10), its gid 1000 host 101000.
 t_partial_mapping() {
 	local pid
-	mkbundle '.linux.uidMappings = [{containerID: 0, hostID: 100000, size: 1},
+	userns_bundle '.linux.uidMappings = [{containerID: 0, hostID: 100000, size: 1},
 					 {containerID: 990, hostID: 200000, size: 20}]
 		| .process.user = {uid: 1000, gid: 1000}' \
 		sh -c 'id -u >/shared/id; id -g >>/shared/id; cat /proc/self/uid_map >>/shared/id
@@ -204,7 +204,7 @@ t_partial_mapping() {
 	assert_rc 0
 
 	# a user outside the mappings is refused, nothing left
-	mkbundle '.process.user = {uid: 70000, gid: 0}' id
+	userns_bundle '.process.user = {uid: 70000, gid: 0}' id
 	run_ctr c2
 	assert_rc 1
 	assert_lines 1 "$err" "stderr"
@@ -217,7 +217,7 @@ t_partial_mapping() {
 t_refused() {
 	local f
 	for f in 'del(.linux.gidMappings)' 'del(.linux.uidMappings)' '.linux.gidMappings = []'; do
-		mkbundle "$f" true
+		userns_bundle "$f" true
 		br run --bundle "$T/b" c1
 		assert_rc 1
 		assert_err_line "brig: config.json: linux.uidMappings: a new user namespace needs uidMappings and gidMappings"
@@ -225,14 +225,14 @@ t_refused() {
 		assert_empty_dir "$T/root"
 	done
 	for f in 'del(.linux.gidMappings)' 'del(.linux.uidMappings)' '.'; do
-		mkbundle ".linux.namespaces |= map(select(.type != \"user\")) | $f" true
+		userns_bundle ".linux.namespaces |= map(select(.type != \"user\")) | $f" true
 		br run --bundle "$T/b" c1
 		assert_rc 1
 		assert_err_line "brig: config.json: linux.uidMappings: requires a new user namespace"
 		assert_empty_dir "$T/root"
 	done
 	# the container's root unmapped: the init cannot become it
-	mkbundle '.linux.uidMappings = [{containerID: 1, hostID: 100000, size: 10}]' true
+	userns_bundle '.linux.uidMappings = [{containerID: 1, hostID: 100000, size: 10}]' true
 	br run --bundle "$T/b" c1
 	assert_rc 1
 	assert_lines 1 "$err" "stderr"
@@ -244,13 +244,13 @@ t_refused() {
 # brig (root) writes gid_map without denying setgroups first: the
 # container may have supplementary groups.
 t_setgroups() {
-	mkbundle '.process.user = {uid: 0, gid: 0, additionalGids: [5, 44, 1000]}' \
+	userns_bundle '.process.user = {uid: 0, gid: 0, additionalGids: [5, 44, 1000]}' \
 		sh -c 'cat /proc/self/setgroups; id -G'
 	run_ctr c1
 	assert_rc 0
 	assert_eq "$err" "" "stderr"
 	assert_eq "$out" $'allow\n0 5 44 1000' "setgroups, id -G"
-	mkbundle '.process.user = {uid: 1000, gid: 1000, additionalGids: [5]}' \
+	userns_bundle '.process.user = {uid: 1000, gid: 1000, additionalGids: [5]}' \
 		sh -c 'id -u; id -G'
 	run_ctr c2
 	assert_rc 0
@@ -262,7 +262,7 @@ t_setgroups() {
 
 t_exec() {
 	local pid epid
-	mkbundle . sleep 1000
+	userns_bundle . sleep 1000
 	up c1 || return
 	pid=$(pid_of c1)
 	br exec c1 sh -c 'id -u; id -g; cat /proc/self/uid_map; readlink /proc/self/ns/user; readlink /proc/1/ns/user'
@@ -302,10 +302,10 @@ t_exec() {
 # its process is the root of that namespace, as runc makes it.
 t_join_userns() {
 	local pid
-	mkbundle . sleep 1000
+	userns_bundle . sleep 1000
 	up a || return
 	pid=$(pid_of a)
-	X=$pid mkbundle 'del(.linux.uidMappings, .linux.gidMappings)
+	X=$pid userns_bundle 'del(.linux.uidMappings, .linux.gidMappings)
 		| .linux.namespaces = [.linux.namespaces[]
 			| if .type == "user" or .type == "pid" then .path = "/proc/\($x)/ns/\(.type)"
 			  else . end]' \
@@ -368,7 +368,7 @@ idmap_src() {
 # /idm, the host's SOURCE mounted there with OPTIONS (a JSON array), the
 # mount edited with MOUNT-FILTER; out holds "NAME UID:GID" lines.
 idm() {
-	X=$2 mkbundle '.mounts += [{destination: "/idm", type: "bind", source: $x, options: '"$3"'}
+	X=$2 userns_bundle '.mounts += [{destination: "/idm", type: "bind", source: $x, options: '"$3"'}
 			      | '"${4:-.}"']' \
 		sh -c 'cd /idm && find . -type f | sort | xargs stat -c "%n %u:%g"'
 	run_ctr "$1"
@@ -405,7 +405,7 @@ t_idmap() {
 t_idmap_create() {
 	require_idmap_fs "$T"
 	mkdir -p "$T/plain" && chmod 0755 "$T/plain"
-	X=$T/plain mkbundle '.mounts += [{destination: "/idm", type: "bind", source: $x,
+	X=$T/plain userns_bundle '.mounts += [{destination: "/idm", type: "bind", source: $x,
 				       options: ["bind", "idmap", "rw"]}]' \
 		sh -c 'touch /idm/new && mkdir /idm/d && stat -c "%u:%g" /idm/new /idm/d'
 	run_ctr c1
@@ -456,7 +456,7 @@ t_idmap_features_refused() {
 	# only bind mounts can be idmapped: one line naming the mount
 	for f in '{options: ["idmap"]}' '{options: ["ridmap"]}' \
 		'{uidMappings: $map, gidMappings: $map}'; do
-		mkbundle '.mounts += [{destination: "/idm", type: "tmpfs", source: "tmpfs"} + '"$f"']' true
+		userns_bundle '.mounts += [{destination: "/idm", type: "tmpfs", source: "tmpfs"} + '"$f"']' true
 		br run --bundle "$T/b" c1
 		assert_rc 1
 		assert_lines 1 "$err" "stderr ($f)"
@@ -649,7 +649,7 @@ t_cve_2019_5736() {
 	target=$(stat -c '%d:%i' "$C")
 	userns_rootfs || return
 	cp "$attacker" "$T/rootfs/attacker" && chown "$HOSTID:$HOSTID" "$T/report" || return
-	X=$T/report mkbundle '.mounts += [{destination: "/report", type: "bind", source: $x,
+	X=$T/report userns_bundle '.mounts += [{destination: "/report", type: "bind", source: $x,
 					 options: ["rbind", "rw"]}]' /attacker /report "$target" 60
 	defer "$BRIG" --root "$T/root" delete --force a
 	run_cmd "$C" --root "$T/root" run --detach --bundle "$T/b" a
@@ -691,7 +691,7 @@ t_bind_source_unreachable() {
 	mkdir -m 0700 "$T/private" "$T/private/data" || return
 	echo secret >"$T/private/data/file"
 	chmod 0600 "$T/private/data/file"
-	X=$T/private/data mkbundle '.mounts += [{destination: "/data", type: "bind", source: $x,
+	X=$T/private/data userns_bundle '.mounts += [{destination: "/data", type: "bind", source: $x,
 		options: ["rbind", "ro"]}]' sh -c 'ls -d /data; cat /data/file 2>/dev/null || echo denied'
 	runc=$(side_runc) || runc=
 	for rt in brig ${runc:+runc}; do

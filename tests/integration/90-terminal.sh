@@ -18,9 +18,9 @@ brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
-# mkbundle FILTER CMD [ARGS...]: the bundle $T/b on the shared rootfs with
+# tty_bundle FILTER CMD [ARGS...]: the bundle $T/b on the shared rootfs with
 # a terminal, running CMD ARGS, then the jq FILTER.
-mkbundle() {
+tty_bundle() {
 	local filter=$1 args
 	shift
 	args=$(json_args "$@") &&
@@ -31,21 +31,6 @@ mkbundle() {
 			| .root.path = $root | '"$filter" \
 			--argjson a "$args" --arg root "$ROOTFS" ||
 		fail "cannot write the bundle $T/b"
-}
-
-is_socket() {
-	[ -S "$1" ]
-}
-
-# start_receiver SOCKET [RECEIVER-ARGS...]: contrib's receiver in the
-# background ($RECV_PID), listening once SOCKET exists.
-start_receiver() {
-	local sock=$1
-	shift
-	"$RECEIVER" "$@" "$sock" 2>"$T/receiver.err" &
-	RECV_PID=$!
-	defer kill -KILL "$RECV_PID"
-	wait_until 10 is_socket "$sock" || fail "the receiver does not listen on $sock"
 }
 
 # lines FILE: FILE without carriage returns.
@@ -89,7 +74,7 @@ check_session() { # OUTPUT
 
 t_console_socket_create_start() {
 	local pid
-	mkbundle '.process.consoleSize = {height: 30, width: 100}' sh -c 'sh; echo "status $?"'
+	tty_bundle '.process.consoleSize = {height: 30, width: 100}' sh -c 'sh; echo "status $?"'
 	printf '%s' "$SESSION" >"$T/in"
 	start_receiver "$T/sock" --in "$T/in" --out "$T/out"
 	br create --bundle "$T/b" --console-socket "$T/sock" c1
@@ -114,7 +99,7 @@ t_console_socket_create_start() {
 }
 
 t_console_socket_run_detach() {
-	mkbundle '.process.consoleSize = {height: 30, width: 100}' sh -c 'sh; echo "status $?"'
+	tty_bundle '.process.consoleSize = {height: 30, width: 100}' sh -c 'sh; echo "status $?"'
 	printf '%s' "$SESSION" >"$T/in"
 	start_receiver "$T/sock" --in "$T/in" --out "$T/out"
 	br run --detach --bundle "$T/b" --console-socket "$T/sock" c1
@@ -131,7 +116,7 @@ t_console_socket_run_detach() {
 # The receiver hangs up before the container starts: the container's
 # terminal is hung up, not brig's business; create itself succeeded.
 t_console_socket_receiver_gone() {
-	mkbundle . sh -c 'echo hello'
+	tty_bundle . sh -c 'echo hello'
 	: >"$T/in"
 	start_receiver "$T/sock" --in "$T/in" --out "$T/out"
 	br create --bundle "$T/b" --console-socket "$T/sock" c1
@@ -147,7 +132,7 @@ t_console_socket_receiver_gone() {
 }
 
 t_console_socket_missing() {
-	mkbundle . true
+	tty_bundle . true
 	br create --bundle "$T/b" --console-socket "$T/nothing" c1
 	assert_rc 1
 	assert_err_line "brig: connect to the console socket \"$T/nothing\": No such file or directory"
@@ -157,7 +142,7 @@ t_console_socket_missing() {
 # --------------------------------------------------------- runc's rules
 
 t_detach_without_socket() {
-	mkbundle . true
+	tty_bundle . true
 	br run --detach --bundle "$T/b" c1
 	assert_rc 1
 	assert_err_line "brig: cannot allocate tty if brig will detach without setting console socket"
@@ -169,7 +154,7 @@ t_detach_without_socket() {
 
 t_socket_without_tty_or_detach() {
 	: >"$T/sock" # never connected to: the rules come first
-	mkbundle '.process.terminal = false' true
+	tty_bundle '.process.terminal = false' true
 	br create --bundle "$T/b" --console-socket "$T/sock" c1
 	assert_rc 1
 	assert_err_line "brig: cannot use console socket if brig will not detach or allocate tty"
@@ -177,7 +162,7 @@ t_socket_without_tty_or_detach() {
 	assert_rc 1
 	assert_err_line "brig: cannot use console socket if brig will not detach or allocate tty"
 	# a foreground run relays its own stdio: no socket either
-	mkbundle . true
+	tty_bundle . true
 	br run --bundle "$T/b" --console-socket "$T/sock" c1
 	assert_rc 1
 	assert_err_line "brig: cannot use console socket if brig will not detach or allocate tty"
@@ -188,7 +173,7 @@ t_socket_without_tty_or_detach() {
 
 t_run_tty_output_status() {
 	require_cmd script
-	mkbundle '.process.consoleSize = {height: 30, width: 100}' \
+	tty_bundle '.process.consoleSize = {height: 30, width: 100}' \
 		sh -c 'echo hello; tty; stty size; [ -t 0 ] && [ -t 2 ] && echo "stdio ttys"; exit 7'
 	in_script "$BRIG --root $T/root run --bundle $T/b c1"
 	assert_rc 7
@@ -202,7 +187,7 @@ stdio ttys" "output"
 
 t_run_tty_signal_status() {
 	require_cmd script
-	mkbundle . sh -c 'kill -TERM $$; sleep 5'
+	tty_bundle . sh -c 'kill -TERM $$; sleep 5'
 	# as pid 1 of its namespace the shell ignores SIGTERM: it has its own
 	brig_bundle_edit "$T/b" '.linux.namespaces |= map(select(.type != "pid"))'
 	in_script "$BRIG --root $T/root run --bundle $T/b c1"
@@ -214,7 +199,7 @@ t_run_tty_signal_status() {
 # own echo is off: the command line shows once, from the container's pty).
 t_run_tty_input() {
 	require_cmd script
-	mkbundle . sh
+	tty_bundle . sh
 	(
 		printf 'echo "in-$((6 * 7))-container"; exit 5\n'
 		sleep 2
@@ -232,7 +217,7 @@ in-42-container" "output"
 t_run_tty_restores_terminal() {
 	local during
 	require_cmd script
-	mkbundle . sh -c 'sleep 1'
+	tty_bundle . sh -c 'sleep 1'
 	in_script "stty -g >$T/before; (sleep 0.5; stty -F /dev/tty -a >$T/during) &
 		$BRIG --root $T/root run --bundle $T/b c1; stty -g >$T/after; wait"
 	assert_rc 0
@@ -248,7 +233,7 @@ t_run_tty_restores_terminal() {
 # brig's own terminal has a size: the container's pty takes it (runc).
 t_run_tty_host_size() {
 	require_cmd script
-	mkbundle '.process.consoleSize = {height: 30, width: 100}' stty size
+	tty_bundle '.process.consoleSize = {height: 30, width: 100}' stty size
 	in_script "stty rows 40 cols 132; $BRIG --root $T/root run --bundle $T/b c1"
 	assert_rc 0
 	assert_eq "$out" "40 132" "size in the container"
@@ -259,7 +244,7 @@ t_run_tty_host_size() {
 # its own SIGWINCH from its terminal (brig does not forward it).
 t_run_tty_winch() {
 	require_cmd script
-	mkbundle . sh -c 'trap "stty size; exit 0" WINCH; echo ready
+	tty_bundle . sh -c 'trap "stty size; exit 0" WINCH; echo ready
 		i=0; while [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done; echo no-winch'
 	in_script "sh -c '$BRIG --root $T/root run --bundle $T/b c1 & sleep 1.5; stty rows 50 cols 60; wait \$!'"
 	assert_rc 0
@@ -271,7 +256,7 @@ t_run_tty_winch() {
 # A container user gets its pty (runc chowns it), so it can reopen it.
 t_run_tty_user() {
 	require_cmd script
-	mkbundle '.process.user = {uid: 1000, gid: 1000}' \
+	tty_bundle '.process.user = {uid: 1000, gid: 1000}' \
 		sh -c 'stat -c "owner %u" /dev/pts/0; echo reopened >/dev/pts/0; echo console >/dev/console'
 	in_script "$BRIG --root $T/root run --bundle $T/b c1"
 	assert_rc 0

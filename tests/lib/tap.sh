@@ -357,6 +357,22 @@ wait_until() {
 	done
 }
 
+is_socket() { # PATH
+	[ -S "$1" ]
+}
+
+# start_receiver SOCKET [RECEIVER-ARGS...]: contrib's console receiver
+# ($RECEIVER) in the background ($RECV_PID), listening once SOCKET
+# exists; its stderr in $T/receiver.err.
+start_receiver() {
+	local sock=$1
+	shift
+	"$RECEIVER" "$@" "$sock" 2>"$T/receiver.err" &
+	RECV_PID=$!
+	defer kill -KILL "$RECV_PID"
+	wait_until 10 is_socket "$sock" || fail "the receiver does not listen on $sock"
+}
+
 file_exists() {
 	[ -e "$1" ]
 }
