@@ -384,13 +384,17 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		.plan = &j->plan,
 		.id = o->id,
 		.bundle = j->bundle.path,
-		.rootfs = j->rootfs,
+		.rootfs = {
+			.path = j->rootfs,
+			.propagation = j->bundle.config->linux ? j->bundle.config->linux->rootfs_propagation
+			                                       : NULL,
+			.no_pivot = o->no_pivot,
+			.shared_mntns = j->mntns != 0,
+		},
 		.seccomp = j->seccomp.insns ? &j->seccomp : NULL,
 		.fifo_fd = j->fifo,
 		.preserve_fds = o->preserve_fds,
-		.no_pivot = o->no_pivot,
 		.no_new_keyring = o->no_new_keyring,
-		.shared_mntns = j->mntns != 0,
 		.saved_mask = *saved_mask,
 	};
 	int saved_ns[2] = { -1, -1 };

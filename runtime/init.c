@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,12 +24,12 @@
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
 #include "linux/devices.h"
-#include "util/mountinfo.h"
 #include "linux/mounts.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/procfs.h"
 #include "linux/resolve.h"
+#include "linux/rootfs.h"
 #include "linux/seccomp.h"
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
@@ -41,179 +40,6 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 
-static unsigned long propagation_flag(const char *name)
-{
-	static const struct {
-		const char *name;
-		unsigned long flag;
-	} table[] = {
-		{ "private", MS_PRIVATE },       { "rprivate", MS_PRIVATE | MS_REC },
-		{ "slave", MS_SLAVE },           { "rslave", MS_SLAVE | MS_REC },
-		{ "shared", MS_SHARED },         { "rshared", MS_SHARED | MS_REC },
-		{ "unbindable", MS_UNBINDABLE }, { "runbindable", MS_UNBINDABLE | MS_REC },
-	};
-
-	for (size_t i = 0; name && i < ARRAY_SIZE(table); i++)
-		if (strcmp(table[i].name, name) == 0)
-			return table[i].flag;
-	return 0;
-}
-
-/*
- * The mount holding @path, if it is shared, becomes private in this mount
- * namespace (runc's rootfsParentMountPrivate): the bind of the rootfs must
- * not propagate back to the host, and pivot_root refuses a shared parent.
- */
-static int make_parent_mount_private(const char *path, struct brig_error *err)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	struct statx stx;
-	size_t cap = 0;
-
-	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) < 0)
-		return brig_error_setp(err, errno, "statx \"%s\"", path);
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return brig_error_setp(err, errno, "open /proc/self/mountinfo");
-	while (getline(&line, &cap, f) > 0) {
-		struct brig_mountinfo e;
-
-		if (!brig_mountinfo_parse(line, &e) || e.id != stx.stx_mnt_id)
-			continue;
-		if (!strstr(e.optional, "shared:"))
-			return 0;
-		if (mount(NULL, e.mountpoint, NULL, MS_PRIVATE, NULL) < 0)
-			return brig_error_setp(err, errno, "make \"%s\" private", e.mountpoint);
-		return 0;
-	}
-	return 0;
-}
-
-/*
- * Make the host's mounts stop propagating into the container's namespace
- * (recursively slave, or rootfsPropagation), then make the rootfs a mount
- * of its own (pivot_root needs one) and return an O_PATH fd of it.  In
- * the caller's own mount namespace (no mount namespace in config.json)
- * its "/" is left as it is: only the rootfs bind, private, is brig's, and
- * everything the container mounts goes below it, out of the caller's way.
- */
-static int rootfs_prepare(const struct brig_init_args *a, struct brig_error *err)
-{
-	const char *prop = a->cfg->linux ? a->cfg->linux->rootfs_propagation : NULL;
-	unsigned long root_flag = propagation_flag(prop);
-	_cleanup_close_ int tree = -1;
-	int fd;
-
-	/* an unbindable "/" could not give the rootfs its bind: slave it
-	 * stays until the container's own root is made unbindable, at the
-	 * end (runc >= 1.2: runc 1.1.5 fails with EINVAL) */
-	if (root_flag & MS_UNBINDABLE)
-		root_flag = 0;
-
-	if (!a->shared_mntns &&
-	    mount(NULL, "/", NULL, root_flag ? root_flag : MS_SLAVE | MS_REC, NULL) < 0)
-		return brig_error_setp(err, errno, "set the propagation of \"/\"");
-	/* after a recursive slave or private, nothing is shared any more */
-	if (!a->shared_mntns && root_flag && root_flag != (MS_SLAVE | MS_REC) &&
-	    root_flag != (MS_PRIVATE | MS_REC) && make_parent_mount_private(a->rootfs, err) < 0)
-		return -1;
-	tree = open_tree(AT_FDCWD, a->rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
-	if (tree < 0)
-		return brig_error_setp(err, errno, "rootfs \"%s\"", a->rootfs);
-	if (move_mount(tree, "", AT_FDCWD, a->rootfs, MOVE_MOUNT_F_EMPTY_PATH) < 0)
-		return brig_error_setp(err, errno, "bind the rootfs \"%s\"", a->rootfs);
-	/* pivot_root refuses a shared new root */
-	if (mount(NULL, a->rootfs, NULL, MS_PRIVATE, NULL) < 0)
-		return brig_error_setp(err, errno, "make the rootfs mount private");
-	fd = open(a->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return brig_error_setp(err, errno, "open the rootfs \"%s\"", a->rootfs);
-	return fd;
-}
-
-/* Whether @path is @dir or below it. */
-static bool path_under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
-}
-
-/*
- * --no-pivot: the host's root stays under the container's, in its mount
- * namespace, and with it the host's full procfs and sysfs mounts, which
- * tell the kernel that a fresh procfs or sysfs mount reveals nothing new
- * (mount_too_revealing).  They are unmounted first, or covered by a tmpfs
- * where they cannot be (locked in a user namespace), as runc does.  Not
- * under a shared "/" (rootfsPropagation): the unmount would reach the
- * host's.
- */
-static int hide_host_proc_sys(const struct brig_init_args *a, struct brig_error *err)
-{
-	_cleanup_fclose_ FILE *f = NULL;
-	_cleanup_free_ char *line = NULL;
-	size_t cap = 0;
-
-	if (propagation_flag(a->cfg->linux ? a->cfg->linux->rootfs_propagation : NULL) & MS_SHARED)
-		return 0;
-	f = fopen("/proc/self/mountinfo", "re");
-	if (!f)
-		return brig_error_setp(err, errno, "open /proc/self/mountinfo");
-	while (getline(&line, &cap, f) > 0) {
-		struct brig_mountinfo e;
-
-		if (!brig_mountinfo_parse(line, &e) || strcmp(e.root, "/") != 0 ||
-		    (strcmp(e.fstype, "proc") != 0 && strcmp(e.fstype, "sysfs") != 0) ||
-		    path_under(e.mountpoint, a->rootfs))
-			continue;
-		if (umount2(e.mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) == 0 || errno == ENOENT)
-			continue;
-		if (errno != EINVAL && errno != EPERM)
-			return brig_error_setp(err, errno, "unmount the host's \"%s\"",
-			                       e.mountpoint);
-		if (mount("tmpfs", e.mountpoint, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		          "size=4k,mode=0") < 0 &&
-		    errno != ENOENT)
-			return brig_error_setp(err, errno, "cover the host's \"%s\"", e.mountpoint);
-	}
-	return 0;
-}
-
-static int enter_rootfs(const struct brig_init_args *a, int rootfd, struct brig_error *err)
-{
-	/* in the caller's mount namespace neither pivot_root nor a move over
-	 * its "/" may happen: a chroot, as runc does there */
-	if (a->shared_mntns) {
-		if (fchdir(rootfd) < 0 || chroot(".") < 0 || chdir("/") < 0)
-			return brig_error_setp(err, errno, "chroot into the rootfs");
-		return 0;
-	}
-	if (a->no_pivot) {
-		if (hide_host_proc_sys(a, err) < 0)
-			return -1;
-		if (fchdir(rootfd) < 0 || mount(".", "/", NULL, MS_MOVE, NULL) < 0 ||
-		    chroot(".") < 0 || chdir("/") < 0)
-			return brig_error_setp(err, errno, "move into the rootfs (--no-pivot)");
-		return 0;
-	}
-	{
-		_cleanup_close_ int oldroot = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-		/* pivot_root(".", "."): the old root ends up under the new one,
-		 * is made a slave so unmounting it cannot reach the host, and is
-		 * detached */
-		if (oldroot < 0 || fchdir(rootfd) < 0)
-			return brig_error_setp(err, errno, "enter the rootfs");
-		if (brig_pivot_root(".", ".") < 0)
-			return brig_error_setp(err, errno, "pivot_root");
-		if (fchdir(oldroot) < 0 || mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0 ||
-		    umount2(".", MNT_DETACH) < 0 || chdir("/") < 0)
-			return brig_error_setp(err, errno, "detach the old root");
-	}
-	return 0;
-}
-
 static int set_names(const struct brig_config *cfg, struct brig_error *err)
 {
 	if (cfg->hostname && cfg->hostname[0] &&
@@ -222,15 +48,6 @@ static int set_names(const struct brig_config *cfg, struct brig_error *err)
 	if (cfg->domainname && cfg->domainname[0] &&
 	    setdomainname(cfg->domainname, strlen(cfg->domainname)) < 0)
 		return brig_error_setp(err, errno, "setdomainname \"%s\"", cfg->domainname);
-	return 0;
-}
-
-static int readonly_root(struct brig_error *err)
-{
-	struct mount_attr attr = { .attr_set = MOUNT_ATTR_RDONLY };
-
-	if (mount_setattr(AT_FDCWD, "/", 0, &attr, sizeof(attr)) < 0)
-		return brig_error_setp(err, errno, "make the rootfs read-only");
 	return 0;
 }
 
@@ -302,7 +119,7 @@ static int run_hooks(const struct brig_init_args *a, enum brig_hook_stage stage,
 		.id = a->id,
 		.pid = hooks_pid,
 		.bundle = a->bundle,
-		.rootfs = a->rootfs,
+		.rootfs = a->rootfs.path,
 		.annotations = a->cfg->annotations,
 		.n_annotations = a->cfg->n_annotations,
 	};
@@ -511,7 +328,7 @@ static int build_root(const struct brig_init_args *a, int rootfd, int procfd, in
 	if (lx && brig_paths_readonly(rootfd, &mounted, lx->readonly_paths, lx->n_readonly_paths,
 	                              err) < 0)
 		return -1;
-	if (enter_rootfs(a, rootfd, err) < 0)
+	if (brig_rootfs_enter(&a->rootfs, rootfd, err) < 0)
 		return -1;
 	if (terminal_setup(a, rootfd, procfd, err) < 0)
 		return -1;
@@ -524,26 +341,20 @@ static int finish_root(const struct brig_init_args *a, int rootfd, int procfd,
 {
 	const struct brig_config *cfg = a->cfg;
 	const struct brig_linux *lx = cfg->linux;
-	unsigned long flag = propagation_flag(lx ? lx->rootfs_propagation : NULL);
 	int cwd;
 
 	/* sysctl goes through the private procfs, which no read-only bind of
 	 * the container's /proc/sys covers */
 	if (lx && brig_apply_sysctl(procfd, lx->sysctl, lx->n_sysctl, err) < 0)
 		return -1;
-	/* the container's own root gets the asked propagation ("shared" makes
-	 * it a peer group of its own; "unbindable" and "runbindable" are
-	 * applied only now, to its mounts) */
-	if (flag & (MS_SHARED | MS_UNBINDABLE) &&
-	    mount(NULL, "/", NULL, flag & (MS_SHARED | MS_UNBINDABLE | MS_REC), NULL) < 0)
-		return brig_error_setp(err, errno, "set the propagation of the rootfs (%s)",
-		                       lx->rootfs_propagation);
+	if (brig_rootfs_propagate(lx ? lx->rootfs_propagation : NULL, err) < 0)
+		return -1;
 	/* a missing cwd is created now, while the root may still be written */
 	cwd = brig_mkpath_in_root(rootfd, cfg->process->cwd, BRIG_MKPATH_DIR, err);
 	if (cwd < 0)
 		return brig_error_wrap(err, "cwd");
 	close(cwd);
-	if (cfg->root->readonly && readonly_root(err) < 0)
+	if (cfg->root->readonly && brig_rootfs_readonly(err) < 0)
 		return -1;
 	return 0;
 }
@@ -608,7 +419,7 @@ static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_
 
 	if (join_container(a, &idmapped, err) < 0)
 		return -1;
-	rootfd = rootfs_prepare(a, err);
+	rootfd = brig_rootfs_prepare(&a->rootfs, err);
 	if (rootfd < 0)
 		return -1;
 	procfd = brig_procfs_open(err);

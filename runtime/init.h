@@ -11,6 +11,8 @@
 #include <signal.h>
 #include <stdbool.h>
 
+#include "linux/rootfs.h"
+
 struct brig_cgroup;
 struct brig_config;
 struct brig_ns_plan;
@@ -24,14 +26,12 @@ struct brig_init_args {
 	const struct brig_seccomp_prog *seccomp; /* NULL: no filter */
 	const struct brig_cgroup *cg;            /* the init enters its tasks fds */
 	const char *id;
-	const char *bundle; /* absolute */
-	const char *rootfs; /* absolute */
-	int sync_fd;        /* the init's end of the socketpair */
-	int fifo_fd;        /* create: exec.fifo (O_RDWR); run: -1 */
+	const char *bundle;        /* absolute */
+	struct brig_rootfs rootfs; /* where, and how it is entered */
+	int sync_fd;               /* the init's end of the socketpair */
+	int fifo_fd;               /* create: exec.fifo (O_RDWR); run: -1 */
 	unsigned int preserve_fds;
-	bool no_pivot;
 	bool no_new_keyring;
-	bool shared_mntns;     /* no mount namespace of its own: its caller's */
 	bool late_nondumpable; /* turn non-dumpable after MAPS_DONE (rootless) */
 	bool parent_binds;     /* brig makes every bind mount (linux/idmap.h) */
 	sigset_t saved_mask;   /* the signal mask to exec with */
