@@ -31,6 +31,7 @@
 #include "linux/mounts.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
+#include "linux/rootfs.h"
 #include "linux/seccomp.h"
 #include "linux/selinux.h"
 #include "linux/syscalls.h"

@@ -50,12 +50,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "linux/copyup.h"
+#include "linux/mountapi.h"
 #include "linux/resolve.h"
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
@@ -65,591 +66,6 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/strbuf.h"
-
-/* ------------------------------------------------------------ options */
-
-enum option_kind {
-	OPT_IGNORED,       /* accepted, nothing to do */
-	OPT_SET,           /* set MOUNT_ATTR bits on the top mount */
-	OPT_CLR,           /* clear them */
-	OPT_ATIME,         /* select an atime mode on the top mount */
-	OPT_ATIME_DEFAULT, /* "atime": relatime unless strictatime */
-	OPT_ATIME_UNSET,   /* undo this atime mode if it is the selected one */
-	OPT_REC_SET,       /* the same, on the whole tree */
-	OPT_REC_CLR,
-	OPT_REC_ATIME,
-	OPT_REC_ATIME_DEFAULT,
-	OPT_REC_ATIME_UNSET,
-	OPT_RO,
-	OPT_RW,
-	OPT_PROPAGATION,
-	OPT_REC_PROPAGATION,
-	OPT_BIND,
-	OPT_RBIND,
-	OPT_REMOUNT,
-	OPT_TMPCOPYUP,
-	OPT_IDMAP,
-	OPT_RIDMAP,
-	OPT_SB_FLAG, /* a superblock flag: passed to fsconfig as data */
-};
-
-/* One list, alphabetical: the parser's table and brig_mount_option_names. */
-#define MOUNT_OPTIONS(X)                                                 \
-	X("async", OPT_SB_FLAG, 0)                                       \
-	X("atime", OPT_ATIME_DEFAULT, 0)                                 \
-	X("bind", OPT_BIND, 0)                                           \
-	X("defaults", OPT_IGNORED, 0)                                    \
-	X("dev", OPT_CLR, MOUNT_ATTR_NODEV)                              \
-	X("diratime", OPT_CLR, MOUNT_ATTR_NODIRATIME)                    \
-	X("dirsync", OPT_SB_FLAG, 0)                                     \
-	X("exec", OPT_CLR, MOUNT_ATTR_NOEXEC)                            \
-	X("idmap", OPT_IDMAP, 0)                                         \
-	X("iversion", OPT_IGNORED, 0)                                    \
-	X("lazytime", OPT_SB_FLAG, 0)                                    \
-	X("loud", OPT_IGNORED, 0)                                        \
-	X("mand", OPT_SB_FLAG, 0)                                        \
-	X("noatime", OPT_ATIME, MOUNT_ATTR_NOATIME)                      \
-	X("nodev", OPT_SET, MOUNT_ATTR_NODEV)                            \
-	X("nodiratime", OPT_SET, MOUNT_ATTR_NODIRATIME)                  \
-	X("noexec", OPT_SET, MOUNT_ATTR_NOEXEC)                          \
-	X("noiversion", OPT_IGNORED, 0)                                  \
-	X("nolazytime", OPT_SB_FLAG, 0)                                  \
-	X("nomand", OPT_SB_FLAG, 0)                                      \
-	X("norelatime", OPT_ATIME_UNSET, MOUNT_ATTR_RELATIME)            \
-	X("nostrictatime", OPT_ATIME_UNSET, MOUNT_ATTR_STRICTATIME)      \
-	X("nosuid", OPT_SET, MOUNT_ATTR_NOSUID)                          \
-	X("nosymfollow", OPT_SET, MOUNT_ATTR_NOSYMFOLLOW)                \
-	X("private", OPT_PROPAGATION, MS_PRIVATE)                        \
-	X("ratime", OPT_REC_ATIME_DEFAULT, 0)                            \
-	X("rbind", OPT_RBIND, 0)                                         \
-	X("rdev", OPT_REC_CLR, MOUNT_ATTR_NODEV)                         \
-	X("rdiratime", OPT_REC_CLR, MOUNT_ATTR_NODIRATIME)               \
-	X("relatime", OPT_ATIME, MOUNT_ATTR_RELATIME)                    \
-	X("remount", OPT_REMOUNT, 0)                                     \
-	X("rexec", OPT_REC_CLR, MOUNT_ATTR_NOEXEC)                       \
-	X("ridmap", OPT_RIDMAP, 0)                                       \
-	X("rnoatime", OPT_REC_ATIME, MOUNT_ATTR_NOATIME)                 \
-	X("rnodev", OPT_REC_SET, MOUNT_ATTR_NODEV)                       \
-	X("rnodiratime", OPT_REC_SET, MOUNT_ATTR_NODIRATIME)             \
-	X("rnoexec", OPT_REC_SET, MOUNT_ATTR_NOEXEC)                     \
-	X("rnorelatime", OPT_REC_ATIME_UNSET, MOUNT_ATTR_RELATIME)       \
-	X("rnostrictatime", OPT_REC_ATIME_UNSET, MOUNT_ATTR_STRICTATIME) \
-	X("rnosuid", OPT_REC_SET, MOUNT_ATTR_NOSUID)                     \
-	X("rnosymfollow", OPT_REC_SET, MOUNT_ATTR_NOSYMFOLLOW)           \
-	X("ro", OPT_RO, 0)                                               \
-	X("rprivate", OPT_REC_PROPAGATION, MS_PRIVATE)                   \
-	X("rrelatime", OPT_REC_ATIME, MOUNT_ATTR_RELATIME)               \
-	X("rro", OPT_REC_SET, MOUNT_ATTR_RDONLY)                         \
-	X("rrw", OPT_REC_CLR, MOUNT_ATTR_RDONLY)                         \
-	X("rshared", OPT_REC_PROPAGATION, MS_SHARED)                     \
-	X("rslave", OPT_REC_PROPAGATION, MS_SLAVE)                       \
-	X("rstrictatime", OPT_REC_ATIME, MOUNT_ATTR_STRICTATIME)         \
-	X("rsuid", OPT_REC_CLR, MOUNT_ATTR_NOSUID)                       \
-	X("rsymfollow", OPT_REC_CLR, MOUNT_ATTR_NOSYMFOLLOW)             \
-	X("runbindable", OPT_REC_PROPAGATION, MS_UNBINDABLE)             \
-	X("rw", OPT_RW, 0)                                               \
-	X("shared", OPT_PROPAGATION, MS_SHARED)                          \
-	X("silent", OPT_IGNORED, 0)                                      \
-	X("slave", OPT_PROPAGATION, MS_SLAVE)                            \
-	X("strictatime", OPT_ATIME, MOUNT_ATTR_STRICTATIME)              \
-	X("suid", OPT_CLR, MOUNT_ATTR_NOSUID)                            \
-	X("symfollow", OPT_CLR, MOUNT_ATTR_NOSYMFOLLOW)                  \
-	X("sync", OPT_SB_FLAG, 0)                                        \
-	X("tmpcopyup", OPT_TMPCOPYUP, 0)                                 \
-	X("unbindable", OPT_PROPAGATION, MS_UNBINDABLE)
-
-struct mount_option {
-	const char *name;
-	enum option_kind kind;
-	uint64_t value;
-};
-
-#define OPTION_ENTRY(n, k, v) { n, k, v },
-#define OPTION_NAME(n, k, v) n,
-
-static const struct mount_option mount_options[] = { MOUNT_OPTIONS(OPTION_ENTRY) };
-
-const char *const brig_mount_option_names[] = { MOUNT_OPTIONS(OPTION_NAME) NULL };
-
-static int option_cmp(const void *key, const void *elem)
-{
-	return strcmp(key, ((const struct mount_option *)elem)->name);
-}
-
-static const struct mount_option *option_find(const char *name)
-{
-	return bsearch(name, mount_options, ARRAY_SIZE(mount_options), sizeof(mount_options[0]),
-	               option_cmp);
-}
-
-/* Does @opt go to the filesystem (fsconfig) rather than to brig? */
-static bool option_is_data(const char *opt)
-{
-	const struct mount_option *o = option_find(opt);
-
-	return !o || o->kind == OPT_SB_FLAG;
-}
-
-static void attr_set(uint64_t *set, uint64_t *clr, uint64_t bits)
-{
-	*set |= bits;
-	*clr &= ~bits;
-}
-
-static void attr_clear(uint64_t *set, uint64_t *clr, uint64_t bits)
-{
-	*clr |= bits;
-	*set &= ~bits;
-}
-
-/* mount_setattr(2): an atime mode is selected by MOUNT_ATTR__ATIME in
- * attr_clr plus the mode (RELATIME is 0) in attr_set. */
-static void atime_select(uint64_t *set, uint64_t *clr, uint64_t mode)
-{
-	*set = (*set & ~(uint64_t)MOUNT_ATTR__ATIME) | mode;
-	*clr |= MOUNT_ATTR__ATIME;
-}
-
-static bool atime_selected(uint64_t set, uint64_t clr, uint64_t mode)
-{
-	return (clr & MOUNT_ATTR__ATIME) && (set & MOUNT_ATTR__ATIME) == mode;
-}
-
-static void atime_unset(uint64_t *set, uint64_t *clr, uint64_t mode)
-{
-	if (!atime_selected(*set, *clr, mode))
-		return;
-	*set &= ~(uint64_t)MOUNT_ATTR__ATIME;
-	*clr &= ~(uint64_t)MOUNT_ATTR__ATIME;
-}
-
-static void atime_default(uint64_t *set, uint64_t *clr)
-{
-	if (!atime_selected(*set, *clr, MOUNT_ATTR_STRICTATIME))
-		atime_select(set, clr, MOUNT_ATTR_RELATIME);
-}
-
-static void option_apply(const struct mount_option *o, struct brig_mount_flags *f)
-{
-	switch (o->kind) {
-	case OPT_IGNORED:
-	case OPT_SB_FLAG:
-		break;
-	case OPT_SET:
-		attr_set(&f->attr_set, &f->attr_clr, o->value);
-		break;
-	case OPT_CLR:
-		attr_clear(&f->attr_set, &f->attr_clr, o->value);
-		break;
-	case OPT_ATIME:
-		atime_select(&f->attr_set, &f->attr_clr, o->value);
-		break;
-	case OPT_ATIME_DEFAULT:
-		atime_default(&f->attr_set, &f->attr_clr);
-		break;
-	case OPT_ATIME_UNSET:
-		atime_unset(&f->attr_set, &f->attr_clr, o->value);
-		break;
-	case OPT_REC_SET:
-		attr_set(&f->rec_attr_set, &f->rec_attr_clr, o->value);
-		break;
-	case OPT_REC_CLR:
-		attr_clear(&f->rec_attr_set, &f->rec_attr_clr, o->value);
-		break;
-	case OPT_REC_ATIME:
-		atime_select(&f->rec_attr_set, &f->rec_attr_clr, o->value);
-		break;
-	case OPT_REC_ATIME_DEFAULT:
-		atime_default(&f->rec_attr_set, &f->rec_attr_clr);
-		break;
-	case OPT_REC_ATIME_UNSET:
-		atime_unset(&f->rec_attr_set, &f->rec_attr_clr, o->value);
-		break;
-	case OPT_RO:
-		f->sb_ro = true;
-		attr_set(&f->attr_set, &f->attr_clr, MOUNT_ATTR_RDONLY);
-		break;
-	case OPT_RW:
-		f->sb_ro = false;
-		attr_clear(&f->attr_set, &f->attr_clr, MOUNT_ATTR_RDONLY);
-		break;
-	case OPT_PROPAGATION:
-	case OPT_REC_PROPAGATION:
-		f->propagation = o->value;
-		f->rec_propagation = o->kind == OPT_REC_PROPAGATION;
-		break;
-	case OPT_BIND:
-		f->bind = true;
-		break;
-	case OPT_RBIND:
-		f->rbind = true;
-		break;
-	case OPT_REMOUNT:
-		f->remount = true;
-		break;
-	case OPT_TMPCOPYUP:
-		f->tmpcopyup = true;
-		break;
-	case OPT_IDMAP:
-		f->idmap = true;
-		break;
-	case OPT_RIDMAP:
-		f->ridmap = true;
-		break;
-	}
-}
-
-int brig_mount_flags_parse(const char *const *opts, size_t n, struct brig_mount_flags *out,
-                           struct brig_error *err)
-{
-	struct brig_strbuf data = BRIG_STRBUF_INIT;
-
-	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < n; i++) {
-		const struct mount_option *o;
-
-		if (!opts[i] || !opts[i][0]) {
-			brig_strbuf_release(&data);
-			return brig_error_set(err, "mount option %zu is empty", i);
-		}
-		o = option_find(opts[i]);
-		if (!o || o->kind == OPT_SB_FLAG) {
-			if (data.len)
-				brig_strbuf_addch(&data, ',');
-			brig_strbuf_addstr(&data, opts[i]);
-		}
-		if (o)
-			option_apply(o, out);
-	}
-	out->data = data.len ? brig_strbuf_detach(&data) : NULL;
-	return 0;
-}
-
-void brig_mount_flags_release(struct brig_mount_flags *f)
-{
-	free(f->data);
-	f->data = NULL;
-}
-
-/* ----------------------------------------------- mount API primitives */
-
-/* The last error the filesystem logged on its fs_context fd ("e ..."),
- * without the "e "; heap, or NULL when it said nothing. */
-static char *fs_log_error(int fsfd)
-{
-	char *msg = NULL;
-	char buf[512];
-
-	for (int i = 0; i < 64; i++) {
-		ssize_t r = read(fsfd, buf, sizeof(buf) - 1);
-
-		if (r <= 0)
-			break;
-		buf[r] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		if (r > 2 && buf[0] == 'e' && buf[1] == ' ') {
-			free(msg);
-			msg = brig_xstrdup(buf + 2);
-		}
-	}
-	return msg;
-}
-
-/* Fail with @errnum, adding what the kernel logged on @fsfd. */
-static int fs_fail(int fsfd, int errnum, const char *what, struct brig_error *err)
-{
-	_cleanup_free_ char *kmsg = fs_log_error(fsfd);
-
-	if (kmsg)
-		return brig_error_setp(err, errnum, "%s: %s", what, kmsg);
-	return brig_error_setp(err, errnum, "%s", what);
-}
-
-/* fsopen(@fstype) with "source" set when @source is given. */
-static int fs_open(const char *fstype, const char *source, struct brig_error *err)
-{
-	_cleanup_close_ int fsfd = fsopen(fstype, FSOPEN_CLOEXEC);
-
-	if (fsfd < 0) {
-		if (errno == ENODEV)
-			return brig_error_setp(err, errno, "unknown filesystem type");
-		return brig_error_setp(err, errno, "fsopen");
-	}
-	if (source && source[0] && fsconfig(fsfd, FSCONFIG_SET_STRING, "source", source, 0) < 0) {
-		int saved = errno;
-		_cleanup_free_ char *what = brig_xasprintf("source \"%s\"", source);
-
-		return fs_fail(fsfd, saved, what, err);
-	}
-	return TAKE_FD(fsfd);
-}
-
-void brig_mount_data_split(const char *opt, char **key, char **value)
-{
-	const char *eq = strchr(opt, '=');
-
-	*value = NULL;
-	if (!eq) {
-		*key = brig_xstrdup(opt);
-		return;
-	}
-	*key = strndup(opt, (size_t)(eq - opt));
-	if (!*key)
-		brig_oom();
-	*value = brig_xstrdup(eq + 1);
-	/* mount(2) data quotes an SELinux context so that the commas of its
-	 * MCS range stay in it, and the kernel drops every quote of it;
-	 * fsconfig takes the value as it is given */
-	if (brig_selinux_is_context_option(*key)) {
-		char *to = *value;
-
-		for (const char *from = *value; *from; from++)
-			if (*from != '"')
-				*to++ = *from;
-		*to = '\0';
-	}
-}
-
-/* One data option: "key=value" is a string, a bare "key" a flag
- * (brig_mount_data_split). */
-static int fs_param(int fsfd, const char *opt, struct brig_error *err)
-{
-	_cleanup_free_ char *key = NULL, *value = NULL;
-	int r;
-
-	brig_mount_data_split(opt, &key, &value);
-	if (value)
-		r = fsconfig(fsfd, FSCONFIG_SET_STRING, key, value, 0);
-	else
-		r = fsconfig(fsfd, FSCONFIG_SET_FLAG, key, NULL, 0);
-	if (r < 0) {
-		int saved = errno;
-		_cleanup_free_ char *what = brig_xasprintf("option \"%s\"", opt);
-
-		return fs_fail(fsfd, saved, what, err);
-	}
-	return 0;
-}
-
-/* Create the superblock and return a detached mount of it with @attrs. */
-static int fs_mount(int fsfd, uint64_t attrs, struct brig_error *err)
-{
-	int mnt;
-
-	if (fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		return fs_fail(fsfd, errno, "create the filesystem", err);
-	mnt = fsmount(fsfd, FSMOUNT_CLOEXEC, (unsigned int)attrs);
-	if (mnt < 0)
-		return fs_fail(fsfd, errno, "fsmount", err);
-	return mnt;
-}
-
-/* A detached copy of the host path @source (the whole tree if @recursive). */
-static int bind_open(const char *source, bool recursive, struct brig_error *err)
-{
-	int fd = open_tree(AT_FDCWD, source,
-	                   OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | (recursive ? AT_RECURSIVE : 0));
-
-	if (fd < 0)
-		return brig_error_setp(err, errno, "open \"%s\"", source);
-	return fd;
-}
-
-static int set_attrs(int mntfd, uint64_t set, uint64_t clr, bool recursive, struct brig_error *err)
-{
-	struct mount_attr attr = { .attr_set = set, .attr_clr = clr };
-
-	if (!set && !clr)
-		return 0;
-	if (mount_setattr(mntfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr,
-	                  sizeof(attr)) < 0)
-		return brig_error_setp(err, errno, "set the %sflags",
-		                       recursive ? "recursive " : "");
-	return 0;
-}
-
-static int set_propagation(int mntfd, uint64_t propagation, bool recursive, struct brig_error *err)
-{
-	struct mount_attr attr = { .propagation = propagation };
-
-	if (!propagation)
-		return 0;
-	if (mount_setattr(mntfd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0), &attr,
-	                  sizeof(attr)) < 0)
-		return brig_error_setp(err, errno, "set the propagation");
-	return 0;
-}
-
-/* Put the detached mount @mntfd on top of @targetfd.  Afterwards @mntfd
- * refers to the attached mount. */
-static int attach(int mntfd, int targetfd, struct brig_error *err)
-{
-	struct stat src, dst;
-	int saved;
-
-	if (move_mount(mntfd, "", targetfd, "",
-	               MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) >= 0)
-		return 0;
-	saved = errno;
-	/* the kernel says EINVAL when a directory goes onto a file or back */
-	if (saved == EINVAL && fstat(mntfd, &src) == 0 && fstat(targetfd, &dst) == 0 &&
-	    S_ISDIR(src.st_mode) != S_ISDIR(dst.st_mode)) {
-		return brig_error_sete(err, S_ISDIR(dst.st_mode) ? EISDIR : ENOTDIR, "%s",
-		                       S_ISDIR(dst.st_mode)
-		                           ? "the source is a file but the mount point a directory"
-		                           : "the mount point is not a directory");
-	}
-	return brig_error_setp(err, saved, "attach the mount");
-}
-
-/* ------------------------------------------------------------ copy-up */
-
-#define COPYUP_MAX_DEPTH 128
-
-/* Owner, mode and times of @name in @dstdir from @st. */
-static int copy_metadata(int dstdir, const char *name, const struct stat *st,
-                         struct brig_error *err)
-{
-	const struct timespec times[2] = { st->st_atim, st->st_mtim };
-
-	if (fchownat(dstdir, name, st->st_uid, st->st_gid, AT_SYMLINK_NOFOLLOW) < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: chown \"%s\"", name);
-	if (!S_ISLNK(st->st_mode) && fchmodat(dstdir, name, st->st_mode & 07777, 0) < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: chmod \"%s\"", name);
-	if (utimensat(dstdir, name, times, AT_SYMLINK_NOFOLLOW) < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: set times of \"%s\"", name);
-	return 0;
-}
-
-static int copy_contents(int in, int out, const char *name, struct brig_error *err)
-{
-	char buf[65536];
-
-	for (;;) {
-		ssize_t r = sendfile(out, in, NULL, 1 << 30);
-
-		if (r == 0)
-			return 0;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0 && (errno == EINVAL || errno == ENOSYS))
-			break;
-		if (r < 0)
-			return brig_error_setp(err, errno, "tmpcopyup: copy \"%s\"", name);
-	}
-	for (;;) {
-		ssize_t r = read(in, buf, sizeof(buf));
-
-		if (r == 0)
-			return 0;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return brig_error_setp(err, errno, "tmpcopyup: read \"%s\"", name);
-		for (ssize_t off = 0; off < r;) {
-			ssize_t w = write(out, buf + off, (size_t)(r - off));
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return brig_error_setp(err, errno, "tmpcopyup: write \"%s\"", name);
-			off += w;
-		}
-	}
-}
-
-static int copy_file(int srcdir, int dstdir, const char *name, struct brig_error *err)
-{
-	_cleanup_close_ int in = -1, out = -1;
-	struct stat st;
-
-	/* O_NONBLOCK: the container may have swapped the file for a fifo */
-	in = openat(srcdir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (in < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: open \"%s\"", name);
-	if (fstat(in, &st) < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: stat \"%s\"", name);
-	if (!S_ISREG(st.st_mode))
-		return 0;
-	out = openat(dstdir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (out < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: create \"%s\"", name);
-	if (copy_contents(in, out, name, err) < 0)
-		return -1;
-	return copy_metadata(dstdir, name, &st, err);
-}
-
-static int copy_symlink(int srcdir, int dstdir, const char *name, const struct stat *st,
-                        struct brig_error *err)
-{
-	char target[PATH_MAX];
-	ssize_t n = readlinkat(srcdir, name, target, sizeof(target));
-
-	if (n < 0 || (size_t)n >= sizeof(target))
-		return brig_error_setp(err, n < 0 ? errno : ENAMETOOLONG,
-		                       "tmpcopyup: read link \"%s\"", name);
-	target[n] = '\0';
-	if (symlinkat(target, dstdir, name) < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: create link \"%s\"", name);
-	return copy_metadata(dstdir, name, st, err);
-}
-
-/* Copy the entries of directory @src (any fd of it) into directory @dst:
- * directories, regular files and symlinks with owner, mode and times;
- * anything else is skipped.  No symlink of the source is followed. */
-static int copy_tree(int src, int dst, unsigned int depth, struct brig_error *err)
-{
-	_cleanup_closedir_ DIR *dir = NULL;
-	struct dirent *de;
-	int fd;
-
-	if (depth > COPYUP_MAX_DEPTH)
-		return brig_error_setp(err, ELOOP, "tmpcopyup: directories nested too deep");
-	fd = openat(src, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return brig_error_setp(err, errno, "tmpcopyup: open directory");
-	dir = fdopendir(fd);
-	if (!dir) {
-		int saved = errno;
-
-		close(fd);
-		return brig_error_setp(err, saved, "tmpcopyup: open directory");
-	}
-	while ((errno = 0, de = readdir(dir))) {
-		const char *name = de->d_name;
-		struct stat st;
-
-		if (!strcmp(name, ".") || !strcmp(name, ".."))
-			continue;
-		if (fstatat(dirfd(dir), name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			return brig_error_setp(err, errno, "tmpcopyup: stat \"%s\"", name);
-		if (S_ISDIR(st.st_mode)) {
-			_cleanup_close_ int sub_src = -1, sub_dst = -1;
-
-			if (mkdirat(dst, name, 0700) < 0)
-				return brig_error_setp(err, errno, "tmpcopyup: mkdir \"%s\"", name);
-			sub_src = openat(dirfd(dir), name,
-			                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub_src < 0)
-				return brig_error_setp(err, errno, "tmpcopyup: open \"%s\"", name);
-			sub_dst = openat(dst, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub_dst < 0)
-				return brig_error_setp(err, errno, "tmpcopyup: open \"%s\"", name);
-			if (copy_tree(sub_src, sub_dst, depth + 1, err) < 0 ||
-			    copy_metadata(dst, name, &st, err) < 0)
-				return -1;
-		} else if (S_ISREG(st.st_mode)) {
-			if (copy_file(dirfd(dir), dst, name, err) < 0)
-				return -1;
-		} else if (S_ISLNK(st.st_mode)) {
-			if (copy_symlink(dirfd(dir), dst, name, &st, err) < 0)
-				return -1;
-		}
-	}
-	if (errno)
-		return brig_error_setp(err, errno, "tmpcopyup: read directory");
-	return 0;
-}
 
 /* ------------------------------------------------------- one mount */
 
@@ -764,7 +180,8 @@ static int check_proc_destination(const struct mount_req *r, const char *type, b
 static int fs_params_from_spec(int fsfd, const struct brig_mount *m, struct brig_error *err)
 {
 	for (size_t i = 0; i < m->n_options; i++)
-		if (option_is_data(m->options[i]) && fs_param(fsfd, m->options[i], err) < 0)
+		if (brig_mount_option_is_data(m->options[i]) &&
+		    brig_fs_param(fsfd, m->options[i], err) < 0)
 			return -1;
 	return 0;
 }
@@ -803,7 +220,7 @@ static int fs_param_label(int fsfd, const struct mount_req *r, const char *fstyp
 		if (!strcmp(fstype, no_context[i]))
 			return 0;
 	opt = brig_selinux_format_mount_label(NULL, label);
-	return fs_param(fsfd, opt, err);
+	return brig_fs_param(fsfd, opt, err);
 }
 
 static int mount_bind(struct mount_req *r, struct brig_error *err)
@@ -823,22 +240,22 @@ static int mount_bind(struct mount_req *r, struct brig_error *err)
 	}
 	/* an idmapped mount comes ready from brig (linux/idmap.h) */
 	tree = r->premade >= 0 ? fcntl(r->premade, F_DUPFD_CLOEXEC, 3)
-	                       : bind_open(source, r->fl.rbind, err);
+	                       : brig_bind_open(source, r->fl.rbind, err);
 	if (tree < 0)
 		return r->premade >= 0 ? brig_error_setp(err, errno, "dup") : -1;
 	if (fstat(tree, &st) < 0)
 		return brig_error_setp(err, errno, "stat \"%s\"", source);
 	if (resolve_target(r, S_ISDIR(st.st_mode) ? BRIG_MKPATH_DIR : BRIG_MKPATH_FILE, err) < 0)
 		return -1;
-	if (set_attrs(tree, r->fl.attr_set, r->fl.attr_clr, false, err) < 0 ||
-	    set_attrs(tree, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0)
+	if (brig_mnt_set_attrs(tree, r->fl.attr_set, r->fl.attr_clr, false, err) < 0 ||
+	    brig_mnt_set_attrs(tree, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0)
 		return -1;
 	/* "ro" on an rbind covers the whole tree, as "rro" does: a read-only
 	 * /sys must not leave /sys/fs/cgroup (or any submount) writable */
 	if (r->fl.rbind && (r->fl.attr_set & MOUNT_ATTR_RDONLY) &&
-	    set_attrs(tree, MOUNT_ATTR_RDONLY, 0, true, err) < 0)
+	    brig_mnt_set_attrs(tree, MOUNT_ATTR_RDONLY, 0, true, err) < 0)
 		return -1;
-	if (attach(tree, r->targetfd, err) < 0)
+	if (brig_mnt_attach(tree, r->targetfd, err) < 0)
 		return -1;
 	return TAKE_FD(tree);
 }
@@ -854,7 +271,7 @@ static int mount_filesystem(struct mount_req *r, const char *fstype, struct brig
 
 	if (resolve_target(r, BRIG_MKPATH_DIR, err) < 0)
 		return -1;
-	fsfd = fs_open(fstype, r->m->source, err);
+	fsfd = brig_fs_open(fstype, r->m->source, err);
 	if (fsfd < 0)
 		return -1;
 	if (tmpfs && r->target_existed) {
@@ -866,7 +283,7 @@ static int mount_filesystem(struct mount_req *r, const char *fstype, struct brig
 		if (fstat(r->targetfd, &st) < 0)
 			return brig_error_setp(err, errno, "stat the mount point");
 		snprintf(mode, sizeof(mode), "mode=%04o", st.st_mode & 07777);
-		if (S_ISDIR(st.st_mode) && fs_param(fsfd, mode, err) < 0)
+		if (S_ISDIR(st.st_mode) && brig_fs_param(fsfd, mode, err) < 0)
 			return -1;
 	}
 	if (!strcmp(fstype, "cgroup2") && !r->env->new_cgroupns &&
@@ -876,11 +293,11 @@ static int mount_filesystem(struct mount_req *r, const char *fstype, struct brig
 		return -1;
 	/* a tmpfs stays writable underneath until it is populated; the mount
 	 * is made read-only afterwards */
-	if (r->fl.sb_ro && !tmpfs && fs_param(fsfd, "ro", err) < 0)
+	if (r->fl.sb_ro && !tmpfs && brig_fs_param(fsfd, "ro", err) < 0)
 		return -1;
 	if (tmpfs)
 		attrs &= ~(uint64_t)MOUNT_ATTR_RDONLY;
-	mnt = fs_mount(fsfd, attrs, err);
+	mnt = brig_fs_mount(fsfd, attrs, err);
 	if (mnt < 0)
 		return -1;
 	/* the mqueue of the container's own ipc namespace gets the label on
@@ -888,13 +305,13 @@ static int mount_filesystem(struct mount_req *r, const char *fstype, struct brig
 	if (!strcmp(fstype, "mqueue") && r->env->new_ipcns && !options_set_context(r->m) &&
 	    brig_selinux_set_file_label(mnt, r->env->mount_label, err) < 0)
 		return -1;
-	if (tmpfs && r->fl.tmpcopyup && copy_tree(r->targetfd, mnt, 0, err) < 0)
+	if (tmpfs && r->fl.tmpcopyup && brig_copy_tree(r->targetfd, mnt, err) < 0)
 		return -1;
 	if (tmpfs && (r->fl.attr_set & MOUNT_ATTR_RDONLY) &&
-	    set_attrs(mnt, MOUNT_ATTR_RDONLY, 0, false, err) < 0)
+	    brig_mnt_set_attrs(mnt, MOUNT_ATTR_RDONLY, 0, false, err) < 0)
 		return -1;
-	if (set_attrs(mnt, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0 ||
-	    attach(mnt, r->targetfd, err) < 0)
+	if (brig_mnt_set_attrs(mnt, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0 ||
+	    brig_mnt_attach(mnt, r->targetfd, err) < 0)
 		return -1;
 	return TAKE_FD(mnt);
 }
@@ -910,19 +327,20 @@ static int mount_sysfs(struct mount_req *r, struct brig_error *err)
 
 	if (!r->env->new_netns) {
 		r->fl.sb_ro = true;
-		attr_set(&r->fl.attr_set, &r->fl.attr_clr, MOUNT_ATTR_RDONLY);
+		r->fl.attr_set |= MOUNT_ATTR_RDONLY;
+		r->fl.attr_clr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
 	}
 	fd = mount_filesystem(r, "sysfs", err);
 	if (fd >= 0 || err->errnum != EPERM || r->targetfd < 0)
 		return fd;
 	brig_error_release(err);
-	tree = bind_open("/sys", true, err);
+	tree = brig_bind_open("/sys", true, err);
 	if (tree < 0)
 		return -1;
-	if (set_attrs(tree, r->fl.attr_set | r->fl.rec_attr_set | MOUNT_ATTR_RDONLY,
-	              (r->fl.attr_clr | r->fl.rec_attr_clr) & ~(uint64_t)MOUNT_ATTR_RDONLY, true,
-	              err) < 0 ||
-	    attach(tree, r->targetfd, err) < 0)
+	if (brig_mnt_set_attrs(tree, r->fl.attr_set | r->fl.rec_attr_set | MOUNT_ATTR_RDONLY,
+	                       (r->fl.attr_clr | r->fl.rec_attr_clr) & ~(uint64_t)MOUNT_ATTR_RDONLY,
+	                       true, err) < 0 ||
+	    brig_mnt_attach(tree, r->targetfd, err) < 0)
 		return -1;
 	return TAKE_FD(tree);
 }
@@ -950,10 +368,10 @@ static int mount_remount(struct mount_req *r, struct brig_error *err)
 		if (fs_params_from_spec(fsfd, r->m, err) < 0)
 			return -1;
 		if (fsconfig(fsfd, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0) < 0)
-			return fs_fail(fsfd, errno, "reconfigure", err);
+			return brig_fs_fail(fsfd, errno, "reconfigure", err);
 	}
-	if (set_attrs(target, r->fl.attr_set, r->fl.attr_clr, false, err) < 0 ||
-	    set_attrs(target, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0)
+	if (brig_mnt_set_attrs(target, r->fl.attr_set, r->fl.attr_clr, false, err) < 0 ||
+	    brig_mnt_set_attrs(target, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0)
 		return -1;
 	return TAKE_FD(target);
 }
@@ -1001,7 +419,7 @@ static int cgroup2_keep_root_options(int fsfd, struct brig_error *err)
 			continue;
 		for (char *t = strtok_r(e.superopts, ",", &save); t; t = strtok_r(NULL, ",", &save))
 			if (strcmp(t, "rw") && strcmp(t, "ro") && strcmp(t, "seclabel") &&
-			    fs_param(fsfd, t, err) < 0)
+			    brig_fs_param(fsfd, t, err) < 0)
 				return -1;
 		break;
 	}
@@ -1018,7 +436,7 @@ static char *cgroup_host_dir(const struct brig_cg_mount *h)
 static int cgroup_fresh(const struct brig_cg_mount *h, uint64_t attrs, struct brig_error *err)
 {
 	const char *fstype = h->v2 ? "cgroup2" : "cgroup";
-	_cleanup_close_ int fsfd = fs_open(fstype, fstype, err);
+	_cleanup_close_ int fsfd = brig_fs_open(fstype, fstype, err);
 	_cleanup_free_ char *ctrls = NULL;
 	char *save = NULL;
 
@@ -1027,10 +445,10 @@ static int cgroup_fresh(const struct brig_cg_mount *h, uint64_t attrs, struct br
 	if (!h->v2) {
 		ctrls = brig_xstrdup(h->controllers);
 		for (char *t = strtok_r(ctrls, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			if (fs_param(fsfd, t, err) < 0)
+			if (brig_fs_param(fsfd, t, err) < 0)
 				return -1;
 	}
-	return fs_mount(fsfd, attrs, err);
+	return brig_fs_mount(fsfd, attrs, err);
 }
 
 /* One hierarchy of a v1/hybrid host inside the container's cgroup tmpfs
@@ -1054,11 +472,12 @@ static int cgroup_mount_hier(const struct mount_req *r, const struct brig_cg_mou
 	} else {
 		_cleanup_free_ char *dir = cgroup_host_dir(h);
 
-		mnt = bind_open(dir, false, err);
-		if (mnt < 0 || set_attrs(mnt, r->fl.attr_set, r->fl.attr_clr, false, err) < 0)
+		mnt = brig_bind_open(dir, false, err);
+		if (mnt < 0 ||
+		    brig_mnt_set_attrs(mnt, r->fl.attr_set, r->fl.attr_clr, false, err) < 0)
 			return -1;
 	}
-	return attach(mnt, sub, err);
+	return brig_mnt_attach(mnt, sub, err);
 }
 
 /* Co-mounted controllers get a link each, as runc makes them:
@@ -1089,12 +508,12 @@ static int mount_cgroup_v1(struct mount_req *r, struct brig_error *err)
 
 	if (resolve_target(r, BRIG_MKPATH_DIR, err) < 0 || cgroup_layout_read(&l, err) < 0)
 		return -1;
-	fsfd = fs_open("tmpfs", "tmpfs", err);
-	if (fsfd < 0 || fs_param(fsfd, "mode=755", err) < 0 ||
+	fsfd = brig_fs_open("tmpfs", "tmpfs", err);
+	if (fsfd < 0 || brig_fs_param(fsfd, "mode=755", err) < 0 ||
 	    fs_param_label(fsfd, r, "tmpfs", err) < 0)
 		return -1;
-	mnt = fs_mount(fsfd, r->fl.attr_set & ~(uint64_t)MOUNT_ATTR_RDONLY, err);
-	if (mnt < 0 || attach(mnt, r->targetfd, err) < 0)
+	mnt = brig_fs_mount(fsfd, r->fl.attr_set & ~(uint64_t)MOUNT_ATTR_RDONLY, err);
+	if (mnt < 0 || brig_mnt_attach(mnt, r->targetfd, err) < 0)
 		return -1;
 	for (size_t i = 0; i < l.n; i++) {
 		if (!strcmp(l.h[i].mountpoint, CGROUP_ROOT))
@@ -1105,9 +524,9 @@ static int mount_cgroup_v1(struct mount_req *r, struct brig_error *err)
 	if (cgroup_comount_links(&l, mnt, err) < 0)
 		return -1;
 	if ((r->fl.attr_set & MOUNT_ATTR_RDONLY) &&
-	    set_attrs(mnt, MOUNT_ATTR_RDONLY, 0, false, err) < 0)
+	    brig_mnt_set_attrs(mnt, MOUNT_ATTR_RDONLY, 0, false, err) < 0)
 		return -1;
-	if (set_attrs(mnt, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0)
+	if (brig_mnt_set_attrs(mnt, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0)
 		return -1;
 	return TAKE_FD(mnt);
 }
@@ -1133,10 +552,10 @@ static int mount_cgroup_v2(struct mount_req *r, struct brig_error *err)
 			dir = cgroup_host_dir(&l.h[i]);
 	if (!dir)
 		return brig_error_set(err, "no cgroup2 mount at \"%s\"", CGROUP_ROOT);
-	tree = bind_open(dir, false, err);
-	if (tree < 0 || set_attrs(tree, r->fl.attr_set, r->fl.attr_clr, false, err) < 0 ||
-	    set_attrs(tree, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0 ||
-	    attach(tree, r->targetfd, err) < 0)
+	tree = brig_bind_open(dir, false, err);
+	if (tree < 0 || brig_mnt_set_attrs(tree, r->fl.attr_set, r->fl.attr_clr, false, err) < 0 ||
+	    brig_mnt_set_attrs(tree, r->fl.rec_attr_set, r->fl.rec_attr_clr, true, err) < 0 ||
+	    brig_mnt_attach(tree, r->targetfd, err) < 0)
 		return -1;
 	return TAKE_FD(tree);
 }
@@ -1196,7 +615,7 @@ static int mount_one(const struct brig_mount *m, int premade, const struct brig_
 	else
 		mnt = mount_filesystem(&r, type, err);
 	if (mnt >= 0)
-		ret = set_propagation(mnt, r.fl.propagation, r.fl.rec_propagation, err);
+		ret = brig_mnt_set_propagation(mnt, r.fl.propagation, r.fl.rec_propagation, err);
 	if (ret == 0)
 		*attached = TAKE_FD(mnt);
 out:
@@ -1246,7 +665,7 @@ int brig_mounts_finish(const struct brig_mounted *m, struct brig_error *err)
 {
 	for (size_t i = 0; i < m->n; i++)
 		if (m->ro_later[i] && m->fd[i] >= 0 &&
-		    set_attrs(m->fd[i], MOUNT_ATTR_RDONLY, 0, false, err) < 0)
+		    brig_mnt_set_attrs(m->fd[i], MOUNT_ATTR_RDONLY, 0, false, err) < 0)
 			return brig_error_wrap(err, "mount \"%s\"", m->dest[i]);
 	return 0;
 }
@@ -1302,54 +721,4 @@ int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path
 	 * no symlink or ".." leads out of it */
 	return brig_openat2_retry(fd, rest, O_PATH | O_NOFOLLOW, 0,
 	                          RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS);
-}
-
-/* ------------------------------------------------- a rootfs in the caller's */
-
-uint64_t brig_rootfs_below(const char *rootfs)
-{
-	struct statx stx;
-
-	if (statx(AT_FDCWD, rootfs, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0)
-		return 0;
-	if (!(stx.stx_mask & STATX_MNT_ID)) {
-		errno = ENOSYS;
-		return 0;
-	}
-	return stx.stx_mnt_id;
-}
-
-uint64_t brig_mntns(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/mnt", &st) == 0 ? (uint64_t)st.st_ino : 0;
-}
-
-/* A container may have mounted over its own root again and again (it is
- * stopped by now): as many layers as the kernel's default fs.mount-max. */
-#define ROOTFS_LAYERS_MAX 100000
-
-int brig_rootfs_release(const char *rootfs, uint64_t mntns, uint64_t below, struct brig_error *err)
-{
-	uint64_t id;
-
-	if (brig_mntns() != mntns) {
-		brig_warn("the rootfs \"%s\" stays mounted: its mount namespace is not this one",
-		          rootfs);
-		return 0;
-	}
-	for (int i = 0; i < ROOTFS_LAYERS_MAX; i++) {
-		id = brig_rootfs_below(rootfs);
-		if (id == 0 && errno == ENOENT)
-			return 0; /* the bundle went first: nothing there to unmount */
-		if (id == 0)
-			return brig_error_setp(err, errno, "statx \"%s\"", rootfs);
-		if (id == below)
-			return 0;
-		if (umount2(rootfs, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
-			return brig_error_setp(err, errno, "unmount the rootfs \"%s\"", rootfs);
-	}
-	return brig_error_set(err, "unmount the rootfs \"%s\": still mounted after %d unmounts",
-	                      rootfs, ROOTFS_LAYERS_MAX);
 }

@@ -51,6 +51,9 @@ void brig_mount_flags_release(struct brig_mount_flags *f);
  */
 void brig_mount_data_split(const char *opt, char **key, char **value);
 
+/* Whether @opt is filesystem data (for fsconfig), not a flag brig takes. */
+bool brig_mount_option_is_data(const char *opt);
+
 /* Every option name brig_mount_flags_parse() understands, NULL-terminated
  * (for `brig features`). */
 extern const char *const brig_mount_option_names[];
@@ -100,17 +103,5 @@ int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env
  * of it; a path under none of them is resolved in @rootfd.  -1 with errno.
  */
 int brig_mounted_open(const struct brig_mounted *m, int rootfd, const char *path);
-
-/*
- * A container without a mount namespace of its own has its rootfs bound
- * in its creator's: brig_rootfs_below() is the mount at @rootfs before
- * that (0 with errno on failure) and brig_mntns() the namespace (its
- * inode, 0 on failure); brig_rootfs_release() unmounts what stands on
- * @below at @rootfs since, the bind and every mount beneath it, when
- * called in the namespace @mntns (a warning otherwise).
- */
-uint64_t brig_rootfs_below(const char *rootfs);
-uint64_t brig_mntns(void);
-int brig_rootfs_release(const char *rootfs, uint64_t mntns, uint64_t below, struct brig_error *err);
 
 #endif

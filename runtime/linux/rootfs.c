@@ -3,6 +3,7 @@
 #include "linux/rootfs.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "linux/syscalls.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/mountinfo.h"
 
 unsigned long brig_rootfs_propagation_flag(const char *name)
@@ -206,4 +208,54 @@ int brig_rootfs_readonly(struct brig_error *err)
 	if (mount_setattr(AT_FDCWD, "/", 0, &attr, sizeof(attr)) < 0)
 		return brig_error_setp(err, errno, "make the rootfs read-only");
 	return 0;
+}
+
+/* ------------------------------------------------- a rootfs in the caller's */
+
+uint64_t brig_rootfs_below(const char *rootfs)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, rootfs, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0)
+		return 0;
+	if (!(stx.stx_mask & STATX_MNT_ID)) {
+		errno = ENOSYS;
+		return 0;
+	}
+	return stx.stx_mnt_id;
+}
+
+uint64_t brig_mntns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/mnt", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/* A container may have mounted over its own root again and again (it is
+ * stopped by now): as many layers as the kernel's default fs.mount-max. */
+#define ROOTFS_LAYERS_MAX 100000
+
+int brig_rootfs_release(const char *rootfs, uint64_t mntns, uint64_t below, struct brig_error *err)
+{
+	uint64_t id;
+
+	if (brig_mntns() != mntns) {
+		brig_warn("the rootfs \"%s\" stays mounted: its mount namespace is not this one",
+		          rootfs);
+		return 0;
+	}
+	for (int i = 0; i < ROOTFS_LAYERS_MAX; i++) {
+		id = brig_rootfs_below(rootfs);
+		if (id == 0 && errno == ENOENT)
+			return 0; /* the bundle went first: nothing there to unmount */
+		if (id == 0)
+			return brig_error_setp(err, errno, "statx \"%s\"", rootfs);
+		if (id == below)
+			return 0;
+		if (umount2(rootfs, MNT_DETACH | UMOUNT_NOFOLLOW) < 0)
+			return brig_error_setp(err, errno, "unmount the rootfs \"%s\"", rootfs);
+	}
+	return brig_error_set(err, "unmount the rootfs \"%s\": still mounted after %d unmounts",
+	                      rootfs, ROOTFS_LAYERS_MAX);
 }

@@ -10,6 +10,7 @@
 #define BRIG_LINUX_ROOTFS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct brig_error;
 
@@ -37,5 +38,17 @@ int brig_rootfs_propagate(const char *propagation, struct brig_error *err);
 
 /* The root, read-only (root.readonly). */
 int brig_rootfs_readonly(struct brig_error *err);
+
+/*
+ * A container without a mount namespace of its own has its rootfs bound
+ * in its creator's: brig_rootfs_below() is the mount at @rootfs before
+ * that (0 with errno on failure) and brig_mntns() the namespace (its
+ * inode, 0 on failure); brig_rootfs_release() unmounts what stands on
+ * @below at @rootfs since, the bind and every mount beneath it, when
+ * called in the namespace @mntns (a warning otherwise).
+ */
+uint64_t brig_rootfs_below(const char *rootfs);
+uint64_t brig_mntns(void);
+int brig_rootfs_release(const char *rootfs, uint64_t mntns, uint64_t below, struct brig_error *err);
 
 #endif
