@@ -88,6 +88,7 @@ fi
 # ------------------------------------------------------------------ bundle
 
 TMP=$(mktemp -d /tmp/brig-demo.XXXXXX)
+# shellcheck source=../tests/lib/rootfs.sh
 . "$SRC/tests/lib/rootfs.sh"
 say "making a busybox bundle in $TMP/bundle"
 brig_make_bundle "$TMP/bundle" || die "cannot make the bundle"
@@ -141,6 +142,7 @@ say "the same through Podman: podman --runtime $BRIG run --rm IMAGE sh -c '...'"
 # cgroup namespace (tests/e2e/isolate.sh): its absolute cgroup paths
 # (--cgroup-parent /brig-demo) land below this shell's cgroup, and nothing
 # it mounts or caches stays on the host.
+# shellcheck source=../tests/lib/podman.sh
 . "$SRC/tests/lib/podman.sh"
 brig_podman_config "$TMP/podman" "$BRIG" || die "cannot write the Podman configuration"
 tar -C "$TMP/bundle/rootfs" -cf "$TMP/rootfs.tar" . || die "cannot pack the rootfs"

@@ -14,7 +14,7 @@
 #    with pure cgroup v2 (tests/vm/run.sh; SKIP when no guest can run here);
 #    then the "e2e" layer: Podman and containerd (ctr and the CRI) driving
 #    the release build, each scenario also with runc (tests/e2e/run.sh);
-# 5. runs `make lint` (clang-format check + cppcheck);
+# 5. runs `make lint` (clang-format check + shellcheck + cppcheck);
 # 6. prints one result line per layer and the totals.
 #
 # Environment:
@@ -36,7 +36,7 @@ set -uo pipefail
 
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
-	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format valgrind
+	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format shellcheck valgrind
 	qemu-system-x86 linux-image-amd64 uidmap man-db groff-base zsh bash-completion
 	podman conmon catatonit containerd python3-grpcio python3-protobuf protobuf-compiler numactl"
 
@@ -333,7 +333,7 @@ run_lint() {
 		return
 	fi
 	if make -C "$dir" lint >"$dir/lint.log" 2>&1; then
-		record lint lint PASS 1 0 0 "clang-format + cppcheck"
+		record lint lint PASS 1 0 0 "clang-format + shellcheck + cppcheck"
 	else
 		show_tail "$dir/lint.log"
 		record lint lint FAIL 0 1 0 "$dir/lint.log"

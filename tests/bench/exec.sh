@@ -35,6 +35,7 @@ done
 W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-exec.XXXXXX") || die "mktemp"
 trap '[ "${KEEP:-0}" = 1 ] || rm -rf "$W"' EXIT
 
+# shellcheck source=../lib/rootfs.sh
 . "$SRC/tests/lib/rootfs.sh"
 BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
 # ociVersion 1.1.0: crun 1.8.1 refuses "1.3.0"

@@ -78,6 +78,7 @@ trap cleanup EXIT
 # The bundle: busybox, `true`, what `brig spec` writes otherwise (runc's
 # default config).  ociVersion 1.1.0: crun 1.8.1 refuses "1.3.0" ("unknown
 # version specified"), and nothing in this config is newer.
+# shellcheck source=../lib/rootfs.sh
 . "$SRC/tests/lib/rootfs.sh"
 BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
 brig_bundle_edit "$W/bundle" '.process.terminal = false | .process.args = ["true"]

@@ -12,7 +12,9 @@
 # Needs: root, containerd, and for the CRI scenario python3-grpcio and
 # protobuf-compiler; see tests/e2e/lib.sh.
 
+# shellcheck source=lib.sh
 . "${BRIG_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$BRIG_SRCDIR/tests/lib/rootfs.sh"
 
 for cmd in containerd ctr containerd-shim-runc-v2; do
@@ -146,11 +148,6 @@ e2e_check_clean() {
 	[ -z "$left" ] || fail "processes left in container cgroups: $left"
 }
 
-# R: the runc options of `ctr run` for this runtime.
-R() {
-	echo "--runtime io.containerd.runc.v2 --runc-binary $RT"
-}
-
 # task_status ID: the STATUS column of `ctr task ls` for ID.
 task_status() {
 	ctr task ls | awk -v id="$1" '$1 == id { print $3 }'
@@ -159,34 +156,39 @@ task_status() {
 # ---------------------------------------------------------------- scenarios
 
 s_echo() {
-	run_cmd ctr run --rm $(R) "$IMG" "$(e2e_name echo)" echo hello from a container
+	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$(e2e_name echo)" echo hello from a container
 	assert_rc 0
 	assert_eq "$out" "hello from a container"
 }
 
 s_exit_codes() {
 	local id pid
-	run_cmd ctr run --rm $(R) "$IMG" "$(e2e_name x0)" true
+	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$(e2e_name x0)" true
 	assert_rc 0
-	run_cmd ctr run --rm $(R) "$IMG" "$(e2e_name x3)" sh -c 'exit 3'
+	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$(e2e_name x3)" sh -c 'exit 3'
 	assert_rc 3
 	# killed: 128+9
 	id=$(e2e_name x137)
-	timeout -k 5 60 ctr run --rm $(R) "$IMG" "$id" sleep 1000 >/dev/null 2>&1 &
+	timeout -k 5 60 ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$id" sleep 1000 >/dev/null 2>&1 &
 	pid=$!
 	e2e_wait_for 10 sh -c "ctr task ls | grep -q '^$id .*RUNNING'" || fail "$id did not start"
 	ctr task kill -s KILL "$id"
 	wait "$pid"
 	assert_eq "$?" 137 "exit status of ctr run after task kill -s KILL"
 	# create fails: ctr reports the runtime's error and exits 1
-	run_cmd ctr run --rm $(R) "$IMG" "$(e2e_name noent)" /no/such/command
+	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$(e2e_name noent)" /no/such/command
 	assert_rc 1
 	assert_contains "$err" "no such file or directory"
 	ctr containers delete "$(e2e_name noent)" >/dev/null 2>&1
 }
 
 s_tty() {
-	e2e_tty "ctr run --rm -t $(R) $IMG $(e2e_name tty) sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo tty-ok; exit 4'"
+	e2e_tty "ctr run --rm -t --runtime io.containerd.runc.v2 --runc-binary $RT $IMG $(e2e_name tty) sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo tty-ok; exit 4'"
 	assert_eq "$rc" 4 "exit status"
 	assert_match "$out" $'^/dev/pts/[0-9]+\ntty-ok$' "output"
 }
@@ -195,8 +197,8 @@ s_task_lifecycle() {
 	local id pid runpid
 	id=$(e2e_name d)
 	# in the foreground, in the background: ctr run exits with the task
-	timeout -k 5 120 ctr run --rm $(R) "$IMG" "$id" \
-		sh -c 'trap "exit 7" USR1; echo ready; while :; do sleep 0.1; done' >"$T/run.out" 2>&1 &
+	timeout -k 5 120 ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$id" sh -c 'trap "exit 7" USR1; echo ready; while :; do sleep 0.1; done' >"$T/run.out" 2>&1 &
 	runpid=$!
 	e2e_wait_for 10 grep -q ready "$T/run.out" || fail "$id did not start: $(cat "$T/run.out")"
 	assert_eq "$(task_status "$id")" RUNNING "task status"
@@ -226,7 +228,8 @@ s_task_lifecycle() {
 s_exec_tty() {
 	local id
 	id=$(e2e_name etty)
-	run_cmd ctr run -d $(R) "$IMG" "$id" sleep 1000
+	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$id" sleep 1000
 	assert_rc 0
 	e2e_tty "ctr task exec -t --exec-id t1 $id sh -c 'tty; [ -t 0 ] && echo exec-tty-ok; exit 3'"
 	assert_eq "$rc" 3 "exit status"
@@ -240,7 +243,8 @@ s_exec_tty() {
 s_limits_metrics() {
 	local id m
 	id=$(e2e_name mem)
-	run_cmd ctr run -d $(R) --memory-limit 67108864 "$IMG" "$id" sleep 1000
+	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		--memory-limit 67108864 "$IMG" "$id" sleep 1000
 	assert_rc 0
 	# ctr's default spec has no /sys/fs/cgroup mount: read it from here
 	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
@@ -265,7 +269,8 @@ s_limits_metrics() {
 s_kill_all_delete_force() {
 	local id
 	id=$(e2e_name all)
-	run_cmd ctr run -d $(R) "$IMG" "$id" sh -c 'sleep 1000 & sleep 1000 & wait'
+	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$id" sh -c 'sleep 1000 & sleep 1000 & wait'
 	assert_rc 0
 	ctr task exec -d --exec-id bg "$id" sleep 1000 >/dev/null 2>&1
 	run_cmd ctr task kill --all -s KILL "$id"
@@ -276,7 +281,8 @@ s_kill_all_delete_force() {
 	assert_rc 0
 	ctr containers delete "$id"
 	# delete -f of a running task
-	run_cmd ctr run -d $(R) "$IMG" "$id" sleep 1000
+	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
+		"$IMG" "$id" sleep 1000
 	assert_rc 0
 	run_cmd ctr task delete -f "$id"
 	assert_rc 0

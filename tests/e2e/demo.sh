@@ -3,6 +3,7 @@
 # installs the packages) builds brig, or reuses build-release/, and runs
 # its containers with brig and through Podman.
 
+# shellcheck source=../lib/tap.sh
 . "${BRIG_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

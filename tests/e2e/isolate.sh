@@ -27,7 +27,7 @@ fi
 # unmounted first (in this namespace only), so that no reader of
 # mountinfo can take a hidden one.
 declare -a mnts=() types=() opts=()
-while read -r _ _ _ root mnt _ rest; do
+while read -r _ _ _ _ mnt _ rest; do
 	fstype=${rest#*- }
 	fstype=${fstype%% *}
 	case $fstype in cgroup | cgroup2) ;; *) continue ;; esac

@@ -28,6 +28,7 @@
 # when missing, brig runs alone and each line says so), E2E_TIMEOUT
 # (seconds a command may take, default 60).
 
+# shellcheck source=../lib/tap.sh
 . "${BRIG_SRCDIR:?}/tests/lib/tap.sh"
 
 : "${RUNC:=/usr/sbin/runc}"

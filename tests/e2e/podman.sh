@@ -10,8 +10,11 @@
 #
 # Needs: root, podman, conmon, catatonit (for --init); see tests/e2e/lib.sh.
 
+# shellcheck source=lib.sh
 . "${BRIG_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}/tests/e2e/lib.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$BRIG_SRCDIR/tests/lib/rootfs.sh"
+# shellcheck source=../lib/podman.sh
 . "$BRIG_SRCDIR/tests/lib/podman.sh"
 
 for cmd in podman conmon; do
@@ -53,7 +56,7 @@ e2e_check_clean() {
 		fail "containers left: $(podman ps -a --format '{{.Names}} {{.Status}}' | tr '\n' ' ')"
 		podman rm -af -t 0 >/dev/null 2>&1
 	fi
-	left=$(ls -A /run/brig /run/runc 2>/dev/null | grep -vE '^(/run/.*:|\.seccomp-cache|)$')
+	left=$(find /run/brig /run/runc -mindepth 1 -maxdepth 1 ! -name .seccomp-cache 2>/dev/null)
 	[ -z "$left" ] || fail "runtime state left: $(ls -AR /run/brig /run/runc | tr '\n' ' ')"
 	left=$(e2e_cgroup_dirs | grep -vxF "$podman_baseline_cgroups")
 	[ -z "$left" ] || fail "cgroups left: $(echo "$left" | tr '\n' ' ')"

@@ -5,7 +5,9 @@
 # warning, `make install` putting them where man(1), bash-completion and
 # zsh look, and the bash and zsh completions themselves.  Needs the build
 # tree (BRIG_BUILDDIR); only the container-id completion needs root.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 DOCGEN=$BRIG_BUILDDIR/contrib/docgen/brig-docgen

@@ -2,6 +2,7 @@
 # The state store seen from the command line: state, list, delete on
 # containers that do not exist, container id rules, and the log formats.
 # Every test uses its own --root; only the default-root test reads /run/brig.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 NOSUCH='brig: container "nosuch" does not exist'

@@ -1,7 +1,9 @@
 #!/bin/bash
 # brig spec and brig features: faithful to runc spec, valid JSON, and what
 # brig spec writes is accepted by brig's own parser.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 

@@ -2,6 +2,7 @@
 # Malformed bundles: create and run report one line naming config.json and
 # the JSON path (or the missing file), exit 1, and leave nothing under
 # --root, whether the root existed before or not.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 # NAME|JQ FILTER applied to `brig spec`'s config.json|WHAT STDERR MUST CONTAIN

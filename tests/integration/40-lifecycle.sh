@@ -4,7 +4,9 @@
 # the blocked init, wrong transitions), kill, delete, state after the init
 # died behind brig's back, which fds reach the container, and the errors
 # that must leave nothing behind.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

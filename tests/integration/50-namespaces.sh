@@ -2,7 +2,9 @@
 # Namespaces: each one asked for is new (seen from inside and compared with
 # the host), each one given by path is joined, and the combinations that
 # cannot work are refused before anything exists.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -5,7 +5,9 @@
 # linux.devices, maskedPaths and readonlyPaths.  Each test reads the
 # result from inside a busybox container (/proc/self/mountinfo, stat, a
 # write that must fail) and checks the host is untouched.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -743,7 +745,7 @@ tap_test "readonlyPaths: /proc/sys and a directory tree are read-only" t_readonl
 # read-only, as runc does (it was EROFS creating /dev/pts).  runc runs the
 # same bundle where it is installed.
 t_readonly_dev() {
-	local runc rt want
+	local runc want
 	bundle || return
 	brig_bundle_edit "$T/b" '.mounts |= map(if .destination == "/dev" then .options += ["ro"] else . end)
 		| .process.args = ["sh", "-c", "touch /dev/x 2>/dev/null && echo written; ls -d /dev/pts /dev/shm /dev/mqueue; [ -c /dev/null ] && echo null; grep -c \" /dev ro,\" /proc/self/mountinfo"]'

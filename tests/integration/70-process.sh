@@ -4,7 +4,9 @@
 # oomScoreAdj, scheduler, ioPriority, personality, execCPUAffinity,
 # hostname, domainname, sysctl; and the exec errors.  Each test reads the
 # result from inside a busybox container.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

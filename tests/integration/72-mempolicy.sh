@@ -23,7 +23,9 @@
 # This host may have a single NUMA node: the nodes used are the first one
 # this process may allocate from ($NODE); modes and flags this kernel lacks
 # are skipped, saying which kernel they need.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -10,7 +10,9 @@
 # Containers get their cgroups under the test file's own cgroup
 # (tests/helpers/subreaper makes it and lists it in BRIG_TEST_CGROUPS),
 # only ever through relative paths; each test checks it left none behind.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

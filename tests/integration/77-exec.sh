@@ -8,7 +8,9 @@
 # socket or relayed in the foreground; runc's errors; many execs at once;
 # the processes delete --force and kill --all reach; no host mount made
 # on the way; and --cgroup into a sub-cgroup.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

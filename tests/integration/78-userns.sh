@@ -14,7 +14,9 @@
 # owned by it ($T/rootfs), and $T is made traversable (0711) so that the
 # container's root, which is not the host's, reaches its rootfs and its
 # bind mount sources (runc needs the same).
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -6,7 +6,9 @@
 # noNewPrivileges=false order, create/start, the default profile of
 # contrib/seccomp, the filter cache and `brig features`.  Each test reads
 # the result from inside a busybox container.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -9,7 +9,9 @@
 # agent that drops the message or is slow to read it hangs nothing.  runc
 # runs the same bundles side by side where it is installed.  The agent is
 # tests/helpers/runc-agent.c (its header says how it answers).
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -5,7 +5,9 @@
 # timeout kills the hook; and the failure of each stage has its own
 # consequence: create/run abort and leave nothing, a failing poststart
 # fails start/run and kills the container, a failing poststop is a warning.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
@@ -207,7 +209,7 @@ t_no_args() {
 		poststop "$(sh_hook 'tr "\0" "\n" </proc/$$/environ >$0/env; echo done >$0/ran')")" true
 	run_cmd env -i A=1 B="b c" "$BRIG" --root "$T/root" run --bundle "$T/b" c1
 	assert_rc 0
-	assert_eq "$(cat "$T/shared/ran" 2>/dev/null)" done "poststop ran"
+	assert_eq "$(cat "$T/shared/ran" 2>/dev/null)" "done" "poststop ran"
 	assert_eq "$(cat "$T/shared/env")" $'A=1\nB=b c' "environment without env: brig's"
 	hooks_bundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/false\"}")" true
 	br run --bundle "$T/b" c1
@@ -350,7 +352,7 @@ t_hook_env_inherited() {
 	assert_rc 0
 	for s in $stages startContainer empty own; do
 		want="inherited|/brig/path:$PATH"
-		[ "$s" = empty ] && want=unset
+		[ "$s" = empty ] && want="unset"
 		[ "$s" = own ] && want=own
 		[ "$s" = startContainer ] && want="unset|$(jq -r '.process.env[] | select(startswith("PATH="))[5:]' "$T/b/config.json")"
 		assert_eq "$(cat "$T/shared/$s.env" 2>/dev/null)" "$want" "$s"
@@ -364,7 +366,7 @@ t_hook_env_inherited() {
 	assert_rc 0
 	for s in prestart createRuntime poststart startContainer empty own; do
 		want="inherited|/brig/path:$PATH"
-		[ "$s" = empty ] && want=unset
+		[ "$s" = empty ] && want="unset"
 		[ "$s" = own ] && want=own
 		[ "$s" = startContainer ] && want="unset|$(jq -r '.process.env[] | select(startswith("PATH="))[5:]' "$T/b/config.json")"
 		assert_eq "$(cat "$T/shared/$s.env" 2>/dev/null)" "$want" "$s under runc ($runc)"

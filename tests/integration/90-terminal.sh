@@ -5,7 +5,9 @@
 # exit status, consoleSize, brig's own terminal size and SIGWINCH); the pty
 # owned by the container's user; and runc's errors for a console socket
 # that is missing or not wanted.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -4,7 +4,9 @@
 # nothing is left behind; an empty label is ignored; where the host has the
 # LSM, the label is checked in effect (else those tests are skipped, with
 # the reason).
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -2,6 +2,7 @@
 # The command line: version, help, flag parsing, usage errors (exit 2) and
 # the commands that have not landed yet (exit 1, never a silent success).
 # Needs no root.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
 # Every runc subcommand, as brig's --help must list them.

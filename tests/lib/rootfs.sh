@@ -181,5 +181,6 @@ up() {
 	delete_at_end "$1"
 	br run --detach --bundle "$T/b" "$1"
 	assert_rc 0 || return 1
+	# shellcheck disable=SC2154 # (err: set by br, of tap.sh, sourced before this file)
 	assert_eq "$out$err" "" "output of run --detach $1"
 }

@@ -68,7 +68,9 @@
 #    the pids hold still while the freeze does (a failed freeze is only a
 #    warning).  brig 18285a8 froze for every signal but KILL, and its
 #    drain read the pids before freezing.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")

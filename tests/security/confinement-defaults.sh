@@ -46,7 +46,9 @@
 #    (exit 2) by every command that takes one, and the cache is untouched.
 #    runc 1.1.5 accepts the id (its regex ^[\w+-\.]+$ allows a leading
 #    dot) and keeps no cache under its root, so nothing is at stake there.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

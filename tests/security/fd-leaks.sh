@@ -36,7 +36,9 @@
 # - `exec` ignores $LISTEN_FDS altogether (whatever LISTEN_PID says): it
 #   passes nothing for them.  brig's exec passes them under the LISTEN_PID
 #   rule of create and run, and nothing otherwise.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 # What the container runs: the list of its fds (through ls, which has

@@ -51,7 +51,9 @@
 #    user namespace.  rro is recursive in both; a plain bind of /sys with ro
 #    shows an empty /sys/fs/cgroup, and in a user namespace both refuse it
 #    (EINVAL: a non-recursive bind would uncover what locked mounts hide).
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"

@@ -44,7 +44,9 @@
 # joining A's pid namespace is reachable before its pivot_root: its
 # /proc/PID/root is the host's, and its fds ("/", the rootfs's /dev)
 # lead there too (the join test fails, as with brig).
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 ROUNDS=${PTRACE_ROUNDS:-8}

@@ -48,7 +48,9 @@
 # created and checked one after another, and reports how many swaps and
 # how many creates there were, and how many creates the race hit (a mount
 # placed elsewhere in the root, a refusal).
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 RACES_SECS=${RACES_SECS:-4}

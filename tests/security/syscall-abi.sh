@@ -29,7 +29,9 @@
 # same bundles: SIGSYS for the i386 and x32 calls of an x86_64-only
 # filter, EPERM from the rule on all three ABIs when they are listed, the
 # profile's ENOSYS for the i386 mkdir (and x86_64's) of the allow-list.
+# shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
 . "$(dirname "$0")/../lib/rootfs.sh"
 
 [ "$(id -u)" -eq 0 ] || skip_all "needs root"
