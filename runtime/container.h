@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The container lifecycle, parent side, as runc's commands see it:
- * create, start, run, kill and delete.  The child side, from clone3 to
- * execve, is init.c; they talk through sync.c.
+ * create and run (create.c), start, kill and delete (container.c).  The
+ * child side, from clone3 to execve, is init.c; they talk through sync.c.
  */
 #ifndef BRIG_CONTAINER_H
 #define BRIG_CONTAINER_H
