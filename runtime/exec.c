@@ -240,26 +240,16 @@ static int enter_cwd(const char *cwd, struct brig_error *err)
 	return 0;
 }
 
-/* Load the filter; a notify fd goes to brig, for listenerPath. */
-static int load_seccomp(struct exec_job *j, struct brig_error *err)
+/* When the process loads the container's filter (linux/seccomp.h). */
+static enum brig_seccomp_when seccomp_when(const struct exec_job *j)
 {
-	_cleanup_close_ int notify_fd = -1;
-	int r = brig_seccomp_load(&j->seccomp, err);
-
-	if (r < 0)
-		return -1;
-	/* without a notify fd, r is 0, not an fd of ours: stdin stays open */
-	if (!j->seccomp.notify)
-		return 0;
-	notify_fd = r;
-	return brig_sync_send_fd(j->sock[1], BRIG_SYNC_SECCOMP_FD, notify_fd, err);
+	return brig_seccomp_when(&j->seccomp, j->proc.no_new_privileges);
 }
 
 static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char **path, char ***env,
                        struct brig_error *err)
 {
 	const struct brig_process *p = &j->proc;
-	bool nnp = p->no_new_privileges;
 	_cleanup_close_ int procfd = -1;
 
 	if (p->terminal && setsid() < 0)
@@ -296,7 +286,8 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	/* the container's filter: before the capabilities go when it needs
 	 * CAP_SYS_ADMIN to load (no no_new_privs), else last of all (or
 	 * before READY when its notify fd must reach brig) */
-	if (j->seccomp.insns && !nnp && load_seccomp(j, err) < 0)
+	if (seccomp_when(j) == BRIG_SECCOMP_BEFORE_CAPS &&
+	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, err) < 0)
 		return -1;
 	if (brig_apply_bounding(&j->plan.caps, err) < 0 ||
 	    brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0 ||
@@ -328,8 +319,8 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
 	}
-	if (j->seccomp.insns && j->seccomp.notify && p->no_new_privileges &&
-	    load_seccomp(j, &err) < 0) {
+	if (seccomp_when(j) == BRIG_SECCOMP_BEFORE_READY &&
+	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
 	}
@@ -341,8 +332,7 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 		goto late_fail;
 	brig_reset_signals();
 	sigprocmask(SIG_SETMASK, &j->saved_mask, NULL);
-	if (j->seccomp.insns && !j->seccomp.notify && p->no_new_privileges &&
-	    brig_seccomp_load(&j->seccomp, &err) < 0)
+	if (seccomp_when(j) == BRIG_SECCOMP_LAST && brig_seccomp_load(&j->seccomp, &err) < 0)
 		goto late_fail;
 	execve(path, (char *const *)p->args, env);
 	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);

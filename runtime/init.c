@@ -75,37 +75,10 @@ static int enter_cwd(const char *cwd, struct brig_error *err)
 	return 0;
 }
 
-/*
- * When the seccomp filter is loaded: with noNewPrivileges false, before the
- * capabilities drop (loading takes CAP_SYS_ADMIN then; runc's order); a
- * filter that notifies, before READY (its fd goes to the parent); any
- * other, after the start and before the startContainer hooks, so that the
- * filter sees as few of brig's own system calls as possible while the
- * hooks, programs of the container, never run unfiltered.
- */
-enum seccomp_when { SECCOMP_NONE, SECCOMP_BEFORE_CAPS, SECCOMP_BEFORE_READY, SECCOMP_BEFORE_EXEC };
-
-static enum seccomp_when seccomp_when(const struct brig_init_args *a)
+/* When the init loads the container's filter (linux/seccomp.h). */
+static enum brig_seccomp_when seccomp_when(const struct brig_init_args *a)
 {
-	if (!a->seccomp)
-		return SECCOMP_NONE;
-	if (!a->cfg->process->no_new_privileges)
-		return SECCOMP_BEFORE_CAPS;
-	return a->seccomp->notify ? SECCOMP_BEFORE_READY : SECCOMP_BEFORE_EXEC;
-}
-
-/* Load the filter; the notify fd, if any, goes to the parent. */
-static int load_seccomp(const struct brig_init_args *a, struct brig_error *err)
-{
-	_cleanup_close_ int notify_fd = -1;
-	int r = brig_seccomp_load(a->seccomp, err);
-
-	if (r < 0)
-		return -1;
-	if (!a->seccomp->notify)
-		return 0;
-	notify_fd = r;
-	return brig_sync_send_fd(a->sync_fd, BRIG_SYNC_SECCOMP_FD, notify_fd, err);
+	return brig_seccomp_when(a->seccomp, a->cfg->process->no_new_privileges);
 }
 
 /* The init's pid as brig sees it, from CREATE_RUNTIME_HOOKS_DONE (sync.h). */
@@ -395,7 +368,8 @@ static int apply_process(const struct brig_init_args *a, int procfd, char **exec
 	 * socket-activation fds are announced as runc does.  Read before the
 	 * filter, which may deny what the reading takes (openat2) */
 	*exec_env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
-	if (seccomp_when(a) == SECCOMP_BEFORE_CAPS && load_seccomp(a, err) < 0)
+	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_CAPS &&
+	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, err) < 0)
 		return -1;
 	if (brig_apply_bounding(&a->plan->caps, err) < 0)
 		return -1;
@@ -460,7 +434,8 @@ void brig_init_main(const struct brig_init_args *a)
 	}
 	if (setup(a, &path, &env, &err) < 0)
 		goto fail;
-	if (seccomp_when(a) == SECCOMP_BEFORE_READY && load_seccomp(a, &err) < 0)
+	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_READY &&
+	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, &err) < 0)
 		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
 		goto fail;
@@ -480,7 +455,7 @@ void brig_init_main(const struct brig_init_args *a)
 	sigprocmask(SIG_SETMASK, &a->saved_mask, NULL);
 	/* the startContainer hooks are programs of the container: they, and
 	 * whatever they leave running, are under its filter (runc's order) */
-	if (seccomp_when(a) == SECCOMP_BEFORE_EXEC && brig_seccomp_load(a->seccomp, &err) < 0)
+	if (seccomp_when(a) == BRIG_SECCOMP_LAST && brig_seccomp_load(a->seccomp, &err) < 0)
 		goto late_fail;
 	/* in the container, its user and mount namespace, before its process,
 	 * with its environment (HOME included) when they have none */

@@ -8,6 +8,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "linux/seccomp.h"
+#include "util/cleanup.h"
 #include "util/error.h"
 
 #define SYNC_MSG_MAX 4096
@@ -240,4 +242,18 @@ int brig_sync_expect_fd(int fd, enum brig_sync_step expected, const char *who,
 		return brig_error_set(err, "%s: %s came without its file descriptor", who,
 		                      brig_sync_step_name(expected));
 	return got;
+}
+
+int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, struct brig_error *err)
+{
+	_cleanup_close_ int notify_fd = -1;
+	int r = brig_seccomp_load(prog, err);
+
+	if (r < 0)
+		return -1;
+	/* without a notify fd, r is 0, not an fd of ours: stdin stays open */
+	if (!prog->notify)
+		return 0;
+	notify_fd = r;
+	return brig_sync_send_fd(fd, BRIG_SYNC_SECCOMP_FD, notify_fd, err);
 }

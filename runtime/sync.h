@@ -100,6 +100,11 @@ int brig_sync_expect(int fd, enum brig_sync_step expected, const char *who, stru
 int brig_sync_expect_text(int fd, enum brig_sync_step expected, const char *who, char *text,
                           size_t size, struct brig_error *err);
 
+/* Load @prog (linux/seccomp.h) and send its notify fd, if it has one, as
+ * SECCOMP_FD on @fd: the init's and an exec'd process's step alike. */
+struct brig_seccomp_prog;
+int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, struct brig_error *err);
+
 /* Wait for the peer to close its end; a message instead is an error: an
  * ERROR's own text, else a protocol error. */
 int brig_sync_expect_eof(int fd, const char *who, struct brig_error *err);

@@ -599,6 +599,15 @@ void brig_seccomp_prog_release(struct brig_seccomp_prog *prog)
 	*prog = (struct brig_seccomp_prog)BRIG_SECCOMP_PROG_INIT;
 }
 
+enum brig_seccomp_when brig_seccomp_when(const struct brig_seccomp_prog *prog, bool no_new_privs)
+{
+	if (!prog || !prog->insns)
+		return BRIG_SECCOMP_NONE;
+	if (!no_new_privs)
+		return BRIG_SECCOMP_BEFORE_CAPS;
+	return prog->notify ? BRIG_SECCOMP_BEFORE_READY : BRIG_SECCOMP_LAST;
+}
+
 int brig_seccomp_load(const struct brig_seccomp_prog *prog, struct brig_error *err)
 {
 	struct sock_fprog fprog = { .len = prog->len, .filter = prog->insns };

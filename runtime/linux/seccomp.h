@@ -55,6 +55,23 @@ int brig_seccomp_prepare(const struct brig_seccomp *sc, int rootfd, struct brig_
 void brig_seccomp_prog_release(struct brig_seccomp_prog *prog);
 
 /*
+ * When a process's filter is loaded, the container's init and an exec'd
+ * process alike: with noNewPrivileges false, before the capabilities drop
+ * (loading takes CAP_SYS_ADMIN then; runc's order); a filter that
+ * notifies, before READY (its fd goes to brig); any other, last, right
+ * before execve (the init: before the startContainer hooks, programs of
+ * the container that never run unfiltered), so that it sees as few of
+ * brig's own system calls as possible.
+ */
+enum brig_seccomp_when {
+	BRIG_SECCOMP_NONE,
+	BRIG_SECCOMP_BEFORE_CAPS,
+	BRIG_SECCOMP_BEFORE_READY,
+	BRIG_SECCOMP_LAST,
+};
+enum brig_seccomp_when brig_seccomp_when(const struct brig_seccomp_prog *prog, bool no_new_privs);
+
+/*
  * Install @prog on the calling thread: needs no_new_privs or CAP_SYS_ADMIN.
  * Returns the notify fd when @prog->notify, else 0; -1 with @err set.
  * Makes no system call but seccomp(2) on success.
