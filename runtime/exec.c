@@ -272,11 +272,13 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 		    brig_sync_send_fd(j->sock[1], BRIG_SYNC_PTY_MASTER, master, err) < 0)
 			return -1;
 	}
-	if (brig_apply_rlimits(p, err) < 0 || brig_apply_oom_score_adj(procfd, p, err) < 0 ||
-	    brig_apply_scheduler(p, &j->plan, err) < 0 || brig_apply_ioprio(&j->plan, err) < 0 ||
-	    brig_apply_cpu_affinity(j->plan.cpus_initial, err) < 0 || enter_cwd(p->cwd, err) < 0 ||
-	    brig_apparmor_set_exec(procfd, p->apparmor_profile, err) < 0 ||
-	    brig_selinux_set_exec(procfd, p->selinux_label, err) < 0)
+	if (brig_process_apply_resources(p, &j->plan, procfd, err) < 0)
+		return -1;
+	if (enter_cwd(p->cwd, err) < 0)
+		return -1;
+	if (brig_apparmor_set_exec(procfd, p->apparmor_profile, err) < 0)
+		return -1;
+	if (brig_selinux_set_exec(procfd, p->selinux_label, err) < 0)
 		return -1;
 	/* HOME from the container's /etc/passwd, read before a filter may
 	 * deny what the reading takes (openat2); $LISTEN_FDS fds are kept
@@ -289,9 +291,7 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	if (seccomp_when(j) == BRIG_SECCOMP_BEFORE_CAPS &&
 	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, err) < 0)
 		return -1;
-	if (brig_apply_bounding(&j->plan.caps, err) < 0 ||
-	    brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0 ||
-	    brig_apply_capabilities(&j->plan.caps, err) < 0 || brig_apply_no_new_privs(p, err) < 0)
+	if (brig_process_apply_identity(p, &j->plan, procfd, err) < 0)
 		return -1;
 	*path = brig_exec_lookup(p, err);
 	(void)o;

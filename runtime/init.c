@@ -346,19 +346,7 @@ static int apply_process(const struct brig_init_args *a, int procfd, char **exec
 	if (!a->no_new_keyring &&
 	    brig_join_session_keyring(procfd, p->selinux_label, a->id, err) < 0)
 		return -1;
-	if (brig_apply_rlimits(p, err) < 0)
-		return -1;
-	if (brig_apply_oom_score_adj(procfd, p, err) < 0)
-		return -1;
-	if (brig_apply_personality(a->plan, err) < 0)
-		return -1;
-	if (brig_apply_scheduler(p, a->plan, err) < 0)
-		return -1;
-	if (brig_apply_ioprio(a->plan, err) < 0)
-		return -1;
-	if (brig_apply_cpu_affinity(a->plan->cpus_initial, err) < 0)
-		return -1;
-	if (brig_mempolicy_apply(&a->plan->mempolicy, err) < 0)
+	if (brig_process_apply_resources(p, a->plan, procfd, err) < 0)
 		return -1;
 	if (enter_cwd(p->cwd, err) < 0)
 		return -1;
@@ -371,13 +359,7 @@ static int apply_process(const struct brig_init_args *a, int procfd, char **exec
 	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_CAPS &&
 	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, err) < 0)
 		return -1;
-	if (brig_apply_bounding(&a->plan->caps, err) < 0)
-		return -1;
-	if (brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0)
-		return -1;
-	if (brig_apply_capabilities(&a->plan->caps, err) < 0)
-		return -1;
-	if (brig_apply_no_new_privs(p, err) < 0)
+	if (brig_process_apply_identity(p, a->plan, procfd, err) < 0)
 		return -1;
 	*exec_path = brig_exec_lookup(p, err);
 	return *exec_path ? 0 : -1;

@@ -34,6 +34,7 @@
 #include "linux/procfs.h"
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
+#include "linux/userns.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -578,4 +579,36 @@ int brig_join_session_keyring(int procfd, const char *label, const char *id, str
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
 		return brig_error_setp(err, errno, "join a new session keyring");
 	return 0;
+}
+
+/* ---------------------------------------------------------------- in order */
+
+int brig_process_apply_resources(const struct brig_process *p, const struct brig_process_plan *plan,
+                                 int procfd, struct brig_error *err)
+{
+	if (brig_apply_rlimits(p, err) < 0)
+		return -1;
+	if (brig_apply_oom_score_adj(procfd, p, err) < 0)
+		return -1;
+	if (brig_apply_personality(plan, err) < 0)
+		return -1;
+	if (brig_apply_scheduler(p, plan, err) < 0)
+		return -1;
+	if (brig_apply_ioprio(plan, err) < 0)
+		return -1;
+	if (brig_apply_cpu_affinity(plan->cpus_initial, err) < 0)
+		return -1;
+	return brig_mempolicy_apply(&plan->mempolicy, err);
+}
+
+int brig_process_apply_identity(const struct brig_process *p, const struct brig_process_plan *plan,
+                                int procfd, struct brig_error *err)
+{
+	if (brig_apply_bounding(&plan->caps, err) < 0)
+		return -1;
+	if (brig_apply_user(p, brig_userns_setgroups_allowed(procfd), err) < 0)
+		return -1;
+	if (brig_apply_capabilities(&plan->caps, err) < 0)
+		return -1;
+	return brig_apply_no_new_privs(p, err);
 }

@@ -44,8 +44,22 @@ int brig_process_prepare(const struct brig_process *p, const char *personality_d
                          struct brig_process_plan *out, struct brig_error *err);
 void brig_process_plan_release(struct brig_process_plan *plan);
 
-/* Each step below returns 0 or -1 with @err set.  The init calls them in
- * this order (runc's order). */
+/*
+ * The init and an exec'd process apply their settings alike, in runc's
+ * order, in two runs: brig_process_apply_resources (rlimits,
+ * oom_score_adj, personality, scheduler, I/O priority, the initial CPU
+ * affinity, the NUMA memory policy: what @plan has none of is left
+ * alone), then, after the cwd, the LSM labels, the environment and a
+ * filter that must load before the capabilities drop,
+ * brig_process_apply_identity (bounding set, user and groups,
+ * capabilities, no_new_privs).  @procfd is the private procfs.
+ */
+int brig_process_apply_resources(const struct brig_process *p, const struct brig_process_plan *plan,
+                                 int procfd, struct brig_error *err);
+int brig_process_apply_identity(const struct brig_process *p, const struct brig_process_plan *plan,
+                                int procfd, struct brig_error *err);
+
+/* Each step below returns 0 or -1 with @err set, in the order above. */
 int brig_apply_rlimits(const struct brig_process *p, struct brig_error *err);
 int brig_apply_oom_score_adj(int procfd, const struct brig_process *p, struct brig_error *err);
 int brig_apply_sysctl(int procfd, const struct brig_kv *kv, size_t n, struct brig_error *err);
