@@ -471,17 +471,6 @@ static int make_cgroup(const struct brig_context *ctx, struct create_job *j, con
 	return 0;
 }
 
-/* Whether the comma-separated controller list @list names @ctrl. */
-static bool names_controller(const char *list, const char *ctrl)
-{
-	size_t n = strlen(ctrl);
-
-	for (const char *c = list; c; c = strchr(c, ',') ? strchr(c, ',') + 1 : NULL)
-		if (strncmp(c, ctrl, n) == 0 && (c[n] == ',' || c[n] == '\0'))
-			return true;
-	return false;
-}
-
 /*
  * A real-time policy (SCHED_FIFO, SCHED_RR) in a v1 cpu cgroup whose
  * cpu.rt_runtime_us is 0 (RT_GROUP_SCHED: the default of a new group)
@@ -491,29 +480,18 @@ static bool names_controller(const char *list, const char *ctrl)
 static int check_rt_budget(const struct create_job *j, struct brig_error *err)
 {
 	const struct brig_scheduler *sc = j->bundle.config->process->scheduler;
+	_cleanup_free_ char *path = NULL;
 
 	if (!sc || !sc->policy ||
 	    (strcmp(sc->policy, "SCHED_FIFO") != 0 && strcmp(sc->policy, "SCHED_RR") != 0))
 		return 0;
-	for (size_t i = 0; i < j->cg.n; i++) {
-		const struct brig_cg_hier *h = &j->cg.h[i];
-		_cleanup_free_ char *path = NULL;
-		char buf[32] = "";
-		_cleanup_close_ int fd = -1;
-
-		if (h->v2 || !names_controller(h->name, "cpu"))
-			continue;
-		path = brig_xasprintf("%s/cpu.rt_runtime_us", h->dir);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 || read(fd, buf, sizeof(buf) - 1) <= 0)
-			continue; /* no RT_GROUP_SCHED: no budget to give */
-		if (strtoll(buf, NULL, 10) == 0)
-			return brig_error_set(err,
-			                      "config.json: process.scheduler.policy: %s needs a "
-			                      "real-time budget in the container's cpu cgroup "
-			                      "(%s is 0): set linux.resources.cpu.realtimeRuntime",
-			                      sc->policy, path);
-	}
+	path = brig_cgroup_rt_budget_empty(&j->cg);
+	if (path)
+		return brig_error_set(err,
+		                      "config.json: process.scheduler.policy: %s needs a real-time "
+		                      "budget in the container's cpu cgroup (%s is 0): set "
+		                      "linux.resources.cpu.realtimeRuntime",
+		                      sc->policy, path);
 	return 0;
 }
 

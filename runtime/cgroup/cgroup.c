@@ -229,6 +229,16 @@ const struct brig_cg_hier *brig_cg_find(const struct brig_cgroup *cg, const char
 	return NULL;
 }
 
+char *brig_cgroup_rt_budget_empty(const struct brig_cgroup *cg)
+{
+	const struct brig_cg_hier *h = brig_cg_find(cg, "cpu");
+	uint64_t us;
+
+	if (!h || h->v2 || brig_cg_read_u64(h, "cpu.rt_runtime_us", &us) < 0 || us != 0)
+		return NULL;
+	return brig_xasprintf("%s/cpu.rt_runtime_us", h->dir);
+}
+
 static int open_file(const struct brig_cg_hier *h, const char *file, int flags)
 {
 	_cleanup_free_ char *path = brig_xasprintf("%s/%s", h->dir, file);

@@ -93,6 +93,10 @@ char *brig_cgroup_mount_dir(const struct brig_cg_mount *m, const char *path);
 int brig_cgroup_layout(enum brig_cg_layout *out, struct brig_error *err);
 const char *brig_cgroup_layout_name(enum brig_cg_layout layout);
 
+/* The path of the container's v1 cpu.rt_runtime_us when it is 0 (heap),
+ * else NULL: a budget, or none to give (v2, no RT_GROUP_SCHED). */
+char *brig_cgroup_rt_budget_empty(const struct brig_cgroup *cg);
+
 /*
  * Check @r against what the host offers before anything exists: a
  * resource whose controller is missing, a v1-only resource on v2 (or the
