@@ -76,15 +76,6 @@ static void go_quote(struct brig_strbuf *sb, const char *s)
 	brig_strbuf_addstr(sb, "\"");
 }
 
-/* strerror as Go spells errno values: "no such file or directory". */
-static const char *go_strerror(int e, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s", strerror(e));
-	if (buf[0])
-		buf[0] = (char)tolower((unsigned char)buf[0]);
-	return buf;
-}
-
 /*
  * Go's os/exec findExecutable (Go >= 1.20, what runc is built with): 0, or
  * the errno; *from_stat when it was stat that failed.
@@ -160,12 +151,12 @@ char *brig_exec_lookup(const struct brig_process *p, struct brig_error *err)
 		if (e == 0)
 			return brig_xstrdup(name);
 		if (from_stat) {
-			_cleanup_free_ char *what =
-			    brig_xasprintf("stat %s: %s", name, go_strerror(e, ebuf, sizeof(ebuf)));
+			_cleanup_free_ char *what = brig_xasprintf(
+			    "stat %s: %s", name, brig_strerror_go(e, ebuf, sizeof(ebuf)));
 
 			return lookup_fail(err, e, name, what);
 		}
-		return lookup_fail(err, e, name, go_strerror(e, ebuf, sizeof(ebuf)));
+		return lookup_fail(err, e, name, brig_strerror_go(e, ebuf, sizeof(ebuf)));
 	}
 	/* Go's filepath.SplitList: an empty $PATH has no element at all, and
 	 * "/bin:" has two, the second empty */

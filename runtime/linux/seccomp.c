@@ -639,15 +639,6 @@ static char *process_state_json(const struct brig_seccomp *sc, pid_t pid,
 	return brig_jsonw_finish(&w);
 }
 
-/* Go's lower-case strerror, as runc's "connect: ..." prints it. */
-static const char *go_errstr(int e, char *buf, size_t size)
-{
-	snprintf(buf, size, "%s", strerror(e));
-	if (buf[0])
-		buf[0] = (char)tolower((unsigned char)buf[0]);
-	return buf;
-}
-
 int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd, pid_t pid,
                                const struct brig_state *state, struct brig_error *err)
 {
@@ -676,7 +667,7 @@ int brig_seccomp_send_listener(const struct brig_seccomp *sc, int notify_fd, pid
 		return brig_error_sete(err, e,
 		                       "failed to connect with seccomp agent specified in the "
 		                       "seccomp profile: dial unix %s: connect: %s",
-		                       path, go_errstr(e, ebuf, sizeof(ebuf)));
+		                       path, brig_strerror_go(e, ebuf, sizeof(ebuf)));
 	}
 	json = process_state_json(sc, pid, state);
 	len = strlen(json);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "util/error.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,4 +150,12 @@ char *brig_xasprintf(const char *fmt, ...)
 		brig_oom();
 	va_end(ap);
 	return s;
+}
+
+const char *brig_strerror_go(int errnum, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", strerror(errnum));
+	if (buf[0])
+		buf[0] = (char)tolower((unsigned char)buf[0]);
+	return buf;
 }

@@ -45,6 +45,10 @@ int brig_error_sete(struct brig_error *err, int errnum, const char *fmt, ...)
 int brig_error_usage(struct brig_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* strerror(@errnum) as Go spells it, lower-case first ("no such file or
+ * directory"), into @buf: for messages that match runc's. */
+const char *brig_strerror_go(int errnum, char *buf, size_t size);
+
 /* Prefix the existing message with "<fmt...>: ".  Returns -1. */
 int brig_error_wrap(struct brig_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
