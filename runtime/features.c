@@ -15,7 +15,6 @@
 #include <seccomp.h>
 #endif
 
-#include "linux/mempolicy.h"
 #include "linux/mounts.h"
 #include "linux/seccomp.h"
 #include "spec/names.h"
@@ -117,8 +116,8 @@ static void write_linux(struct brig_jsonw *w)
 	write_enabled(w, "intelRdt", false);
 	brig_jsonw_key(w, "memoryPolicy");
 	brig_jsonw_object_begin(w);
-	brig_jsonw_kv_strings(w, "modes", brig_mempolicy_mode_names, SIZE_MAX);
-	brig_jsonw_kv_strings(w, "flags", brig_mempolicy_flag_names, SIZE_MAX);
+	brig_jsonw_kv_strings(w, "modes", brig_mpol_mode_names, SIZE_MAX);
+	brig_jsonw_kv_strings(w, "flags", brig_mpol_flag_names, SIZE_MAX);
 	brig_jsonw_object_end(w);
 	brig_jsonw_key(w, "mountExtensions");
 	brig_jsonw_object_begin(w);

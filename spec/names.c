@@ -103,3 +103,15 @@ const char *brig_seccomp_op_name(enum brig_seccomp_op op)
 {
 	return op < BRIG_SCMP_CMP_N ? brig_seccomp_op_names[op] : "unknown";
 }
+
+const char *const brig_mpol_mode_names[] = {
+	"MPOL_DEFAULT",   "MPOL_BIND",           "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
+	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL",      NULL,
+};
+
+const char *const brig_mpol_flag_names[] = {
+	"MPOL_F_NUMA_BALANCING",
+	"MPOL_F_RELATIVE_NODES",
+	"MPOL_F_STATIC_NODES",
+	NULL,
+};

@@ -11,6 +11,10 @@ extern const char *const brig_ns_type_names[];
 extern const char *const brig_seccomp_action_names[];
 extern const char *const brig_seccomp_op_names[];
 /* brig_seccomp_arch_names and brig_seccomp_flag_names: spec/spec.h */
+/* linux.memoryPolicy's modes and flags (runtime/linux/mempolicy.c has
+ * their values) */
+extern const char *const brig_mpol_mode_names[];
+extern const char *const brig_mpol_flag_names[];
 
 struct brig_rlimit_name {
 	const char *name; /* "RLIMIT_NOFILE" */

@@ -23,18 +23,6 @@ static const char *const propagation_names[] = {
 	"rshared", "unbindable", "runbindable", NULL,
 };
 
-static const char *const mpol_mode_names[] = {
-	"MPOL_DEFAULT",   "MPOL_BIND",           "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
-	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL",      NULL,
-};
-
-static const char *const mpol_flag_names[] = {
-	"MPOL_F_NUMA_BALANCING",
-	"MPOL_F_RELATIVE_NODES",
-	"MPOL_F_STATIC_NODES",
-	NULL,
-};
-
 static const char *const personality_domain_names[] = { "LINUX", "LINUX32", NULL };
 
 /* Each entry of the string list at member @key must be an absolute path. */
@@ -234,13 +222,13 @@ static int parse_memory_policy(struct jp *c, const struct brig_json *v,
 	int mode;
 
 	if (jp_expect(c, v, BRIG_JSON_OBJECT) < 0 ||
-	    jp_enum_req(c, v, "mode", mpol_mode_names, "memory policy mode", &mode) < 0)
+	    jp_enum_req(c, v, "mode", brig_mpol_mode_names, "memory policy mode", &mode) < 0)
 		return -1;
-	mp->mode = mpol_mode_names[mode];
+	mp->mode = brig_mpol_mode_names[mode];
 	if (jp_string(c, v, "nodes", &mp->nodes) < 0 ||
 	    (mp->nodes && mp->nodes[0] && jp_check_node_list(c, "nodes", mp->nodes) < 0) ||
 	    jp_strings(c, v, "flags", &mp->flags, &mp->n_flags) < 0 ||
-	    jp_check_names(c, "flags", mp->flags, mp->n_flags, mpol_flag_names,
+	    jp_check_names(c, "flags", mp->flags, mp->n_flags, brig_mpol_flag_names,
 	                   "memory policy flag") < 0)
 		return -1;
 	if (has_name(mp->flags, mp->n_flags, "MPOL_F_RELATIVE_NODES") &&

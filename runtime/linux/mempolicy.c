@@ -55,17 +55,6 @@ static const struct {
 	{ "MPOL_F_STATIC_NODES", F_STATIC_NODES },
 };
 
-const char *const brig_mempolicy_mode_names[] = {
-	"MPOL_DEFAULT",   "MPOL_BIND",           "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
-	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL",      NULL,
-};
-const char *const brig_mempolicy_flag_names[] = {
-	"MPOL_F_NUMA_BALANCING",
-	"MPOL_F_RELATIVE_NODES",
-	"MPOL_F_STATIC_NODES",
-	NULL,
-};
-
 /* A decimal node number below BRIG_MPOL_NODES at *p, advancing it. */
 static int parse_node(const char **p, unsigned long *out)
 {

@@ -27,10 +27,6 @@ struct brig_mempolicy_plan {
 	unsigned long mask[BRIG_MPOL_NODES / (8 * sizeof(unsigned long))];
 };
 
-/* The names of the modes and flags brig knows (NULL-terminated). */
-extern const char *const brig_mempolicy_mode_names[];
-extern const char *const brig_mempolicy_flag_names[];
-
 /* Check @mp and build @out (@mp NULL: nothing to set).  Errors name the
  * JSON path: "config.json: linux.memoryPolicy.nodes: ...". */
 int brig_mempolicy_prepare(const struct brig_memory_policy *mp, struct brig_mempolicy_plan *out,
