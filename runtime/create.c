@@ -454,13 +454,12 @@ static int make_cgroup(const struct brig_context *ctx, struct create_job *j, con
                        struct brig_error *err)
 {
 	const struct brig_linux *lx = j->bundle.config->linux;
+	enum brig_cg_driver driver = ctx->no_cgroup        ? BRIG_CG_DRIVER_DISABLED
+	                             : ctx->systemd_cgroup ? BRIG_CG_DRIVER_SYSTEMD
+	                                                   : BRIG_CG_DRIVER_CGROUPFS;
 	int e;
 
-	if (ctx->no_cgroup) {
-		brig_debug("--cgroup-manager disabled: no cgroup, no limits");
-		return 0;
-	}
-	if (brig_cgroup_create(lx, id, ctx->systemd_cgroup, &j->cg, err) == 0)
+	if (brig_cgroup_create(lx, id, driver, &j->cg, err) == 0)
 		return 0;
 	e = err->errnum;
 	if (!rootless(ctx) || ctx->systemd_cgroup || (e != EACCES && e != EPERM && e != EROFS) ||

@@ -10,7 +10,10 @@
  *           that may hold some controllers.
  *
  * The layout is detected once; the per-layout code sits behind a small
- * ops table (cgroup/internal.h).  The caller never asks which one it has.
+ * ops table (cgroup/internal.h).  Who makes the cgroup is a second table,
+ * chosen once at create and recorded in the state: brig itself through
+ * cgroupfs, systemd as a transient unit, or nobody (--cgroup-manager
+ * disabled: no cgroup, no limits).  The caller never asks which one it has.
  *
  * Placement follows runc: an absolute linux.cgroupsPath names the cgroup
  * in every hierarchy; a relative one is nested under the caller's own
@@ -51,6 +54,18 @@ struct brig_cg_hier {
 };
 
 struct brig_systemd_unit;
+struct brig_cg_manager; /* cgroup/internal.h */
+
+/* Who makes the container's cgroup (--cgroup-manager, --systemd-cgroup). */
+enum brig_cg_driver {
+	BRIG_CG_DRIVER_CGROUPFS,
+	BRIG_CG_DRIVER_SYSTEMD,
+	BRIG_CG_DRIVER_DISABLED,
+};
+
+/* The manager of a cgroup that has none: brig_cgroup_create's with
+ * BRIG_CG_DRIVER_DISABLED, and an empty struct brig_cgroup's. */
+extern const struct brig_cg_manager brig_cg_disabled_manager;
 
 struct brig_cgroup {
 	enum brig_cg_layout layout;
@@ -65,11 +80,12 @@ struct brig_cgroup {
 	/* the v1 hierarchies' "tasks" files, one per entry of h (-1: none),
 	 * for the init to enter itself (brig_cgroup_open_tasks), or NULL */
 	int *tasks;
+	const struct brig_cg_manager *mgr; /* never NULL */
 };
 
-#define BRIG_CGROUP_INIT                                        \
-	{                                                       \
-		BRIG_CG_V1, NULL, 0, NULL, -1, NULL, NULL, NULL \
+#define BRIG_CGROUP_INIT                                                                   \
+	{                                                                                  \
+		BRIG_CG_V1, NULL, 0, NULL, -1, NULL, NULL, NULL, &brig_cg_disabled_manager \
 	}
 
 void brig_cgroup_release(struct brig_cgroup *cg);
@@ -109,9 +125,12 @@ int brig_cgroup_check(const struct brig_resources *r, const char *prefix, struct
  * Create the container's cgroup from linux.cgroupsPath (NULL or "": one
  * named after @id) and apply @lx's resources, device rules included (the
  * defaults runc allows, then the rules of the config, then the config's
- * devices).  On failure nothing brig created is left.
+ * devices).  On failure nothing brig created is left.  @driver says who
+ * makes it: brig (cgroupfs); systemd, whose unit starts with the init at
+ * brig_cgroup_enter ("slice:prefix:name" paths); or nobody (disabled: @cg
+ * stays empty, and linux.resources is not applied, crun's rule).
  */
-int brig_cgroup_create(const struct brig_linux *lx, const char *id, bool systemd,
+int brig_cgroup_create(const struct brig_linux *lx, const char *id, enum brig_cg_driver driver,
                        struct brig_cgroup *cg, struct brig_error *err);
 
 /* The clone3 cgroup fd, or -1 when the init is placed afterwards. */

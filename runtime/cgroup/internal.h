@@ -1,18 +1,36 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Shared by the cgroup back ends (v1.c, v2.c) and cgroup.c; not exported. */
+/*
+ * Shared by the files of runtime/cgroup/; not exported.  Two tables:
+ *
+ *   struct brig_cg_ops      what differs between the layouts: v1 (and
+ *                           hybrid) in v1.c, v2 in v2.c;
+ *   struct brig_cg_manager  who makes the cgroup: brig (cgroupfs.c),
+ *                           systemd (systemd_manager.c) or nobody (the
+ *                           disabled manager, in cgroup.c).
+ *
+ * cgroup.c does the rest once, for every layout and manager; files.c
+ * reads and writes the cgroup files for all of them.
+ */
 #ifndef BRIG_CGROUP_INTERNAL_H
 #define BRIG_CGROUP_INTERNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cgroup/cgroup.h"
 
 struct brig_dev_rule;
 struct brig_error;
 struct brig_jsonw;
+struct brig_linux;
 struct brig_resources;
+
+#define BRIG_CG_ROOT "/sys/fs/cgroup"
+/* how long teardown waits for a cgroup to empty, and how often it looks */
+#define BRIG_CG_DRAIN_TRIES 200
+#define BRIG_CG_DRAIN_SLEEP_MS 10
 
 /* runc's MemoryData, in bytes */
 struct brig_cg_memdata {
@@ -54,9 +72,75 @@ struct brig_cg_ops {
 
 extern const struct brig_cg_ops brig_cg_v1_ops, brig_cg_v2_ops;
 
+static inline const struct brig_cg_ops *brig_cg_ops_of(const struct brig_cgroup *cg)
+{
+	return cg->layout == BRIG_CG_V2 ? &brig_cg_v2_ops : &brig_cg_v1_ops;
+}
+
+/*
+ * Who makes the container's cgroup, and the steps that differ with it
+ * (crun's cgroup managers).  Chosen once: by brig_cgroup_create from the
+ * driver, by brig_cgroup_from_state from what the state recorded.  Every
+ * hook is set (the disabled manager's do nothing, as a cgroup without a
+ * hierarchy would); cgroup.c never asks which manager it has.
+ */
+struct brig_cg_manager {
+	const char *name; /* "cgroupfs", "systemd", "disabled" */
+	/* brig_cgroup_create: @cg is empty, its mgr already set; on failure
+	 * nothing is left and @cg is released */
+	int (*create)(const struct brig_linux *lx, const char *id, struct brig_cgroup *cg,
+	              struct brig_error *err);
+	/* brig_cgroup_open_tasks and brig_cgroup_enter */
+	int (*open_tasks)(struct brig_cgroup *cg, const char *sub, struct brig_error *err);
+	int (*enter)(struct brig_cgroup *cg, const char *sub, pid_t pid, struct brig_error *err);
+	/* update: what the manager holds besides the files, before they are
+	 * written (the unit's properties) */
+	int (*update)(const struct brig_cgroup *cg, const struct brig_resources *r,
+	              struct brig_error *err);
+	/* destroy: once the cgroup is empty, before brig's directories go */
+	int (*destroy)(struct brig_cgroup *cg, struct brig_error *err);
+	/* brig_cgroup_release: what the manager keeps in @cg */
+	void (*release)(struct brig_cgroup *cg);
+	/* the cgroup is the container's own in every hierarchy, whoever made
+	 * the directories (a unit brig started), not only where brig made one */
+	bool owns_all;
+};
+
+extern const struct brig_cg_manager brig_cg_cgroupfs_manager, brig_cg_systemd_manager;
+
+/* ------------------------------------------------------------ cgroupfs.c */
+
+/* Is every comma-separated item of @want among those of @have? */
+bool brig_cg_list_includes(const char *have, const char *want);
+void brig_cg_sleep_ms(long ms);
+
+/*
+ * The hierarchies a container joins, into @cg (its layout too): every v1
+ * one the caller is in, and the v2 one.  The directory in each is
+ * @unit_cgroup below the hierarchy's root when not NULL (systemd's unit,
+ * where systemd puts it), else linux.cgroupsPath @cgpath or @id placed as
+ * runc does.  @mounts gets the mounts read, for the caller to free.
+ */
+int brig_cg_plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id,
+                      const char *unit_cgroup, struct brig_cg_mount **mounts, size_t *n_mounts,
+                      struct brig_error *err);
+/* mkdir -p @h->dir below @mountpoint, remembering the topmost new
+ * directory in @h->created (v1 cpuset filled, v2 controllers enabled). */
+int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_error *err);
+/* rmdir what brig created of @h, the cgroups below it first; EBUSY is
+ * retried a bounded number of times, a directory already gone is fine. */
+int brig_cg_remove_dir(const struct brig_cg_hier *h, struct brig_error *err);
+
+/* ------------------------------------------------------------ cgroup.c */
+
 /* The hierarchy that holds @controller ("memory"; BRIG_CG_UNIFIED: the v2
  * one; on v2 every controller is in the one hierarchy), or NULL. */
 const struct brig_cg_hier *brig_cg_find(const struct brig_cgroup *cg, const char *controller);
+
+/* ------------------------------------------------------------ files.c */
+
+/* Open @file of @h with @flags (no symlinks, close-on-exec); -1 and errno. */
+int brig_cg_open_file(const struct brig_cg_hier *h, const char *file, int flags);
 
 /* Write @value to @file of @h (no O_CREAT, no symlinks).  The error is
  * `write "<value>" to "<dir>/<file>": <errno>`. */
@@ -81,6 +165,14 @@ bool brig_cg_has(const struct brig_cg_hier *h, const char *file);
 uint64_t brig_cg_value(const struct brig_cg_hier *h, const char *file);
 uint64_t brig_cg_keyed(const struct brig_cg_hier *h, const char *file, const char *key);
 
+/* Freeze-aware helpers for v1 and for v2 without cgroup.kill. */
+int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n,
+                      struct brig_error *err);
+/* Signal those of @pids (sorted, read from @h) that are still in @h's
+ * tree: each by a pidfd opened before the tree is read again, so that a
+ * pid reused meanwhile by another process is never signalled. */
+void brig_cg_signal_pids(const struct brig_cg_hier *h, const pid_t *pids, size_t n, int sig);
+
 /* resources.c: conversions that runc makes, shared by the back ends. */
 uint64_t brig_cg_shares_to_weight(uint64_t shares);
 uint64_t brig_cg_blkio_to_io_weight(uint64_t weight);
@@ -92,7 +184,8 @@ size_t brig_cg_config_device_rules(const struct brig_resources *r, struct brig_d
 /* "c 1:3 rwm" for v1's devices.allow / devices.deny */
 void brig_cg_dev_rule_format(const struct brig_dev_rule *rule, char *buf, size_t size);
 
-/* Shared by v1 (hybrid) and v2, in v1.c. */
+/* resources.c: writers shared by v1 (and hybrid, whose cgroup2 hierarchy
+ * takes the unified keys) and v2. */
 struct brig_hugepage_limit;
 struct brig_kv;
 struct brig_rdma;
@@ -103,13 +196,5 @@ int brig_cg_apply_unified(const struct brig_cg_hier *h, const struct brig_kv *kv
                           struct brig_error *err);
 int brig_cg_apply_rdma(const struct brig_cg_hier *h, const struct brig_rdma *rd, size_t n,
                        struct brig_error *err);
-
-/* Freeze-aware helpers for v1 and for v2 without cgroup.kill. */
-int brig_cg_read_pids(const struct brig_cg_hier *h, pid_t **pids, size_t *n,
-                      struct brig_error *err);
-/* Signal those of @pids (sorted, read from @h) that are still in @h's
- * tree: each by a pidfd opened before the tree is read again, so that a
- * pid reused meanwhile by another process is never signalled. */
-void brig_cg_signal_pids(const struct brig_cg_hier *h, const pid_t *pids, size_t n, int sig);
 
 #endif

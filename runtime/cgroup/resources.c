@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the back ends share: runc's conversions and the device rule list. */
+/* What the back ends share: runc's conversions, the device rule list, and
+ * the writers of what v1 (hybrid) and v2 both take. */
 #include "config.h"
 
 #include <stdio.h>
@@ -129,4 +130,89 @@ void brig_cg_dev_rule_format(const struct brig_dev_rule *rule, char *buf, size_t
 		acc[a++] = 'm';
 	acc[a] = '\0';
 	snprintf(buf, size, "%c %s:%s %s", rule->type, maj, min, acc);
+}
+
+/* ------------------------------------------------------------ both layouts */
+
+/* Is @ctrl enabled in the v2 cgroup @h ("cgroup.*" keys always are)? */
+bool brig_cg_v2_has_controller(const struct brig_cg_hier *h, const char *ctrl)
+{
+	_cleanup_free_ char *list = NULL;
+	size_t cl = strlen(ctrl);
+
+	if (!strcmp(ctrl, "cgroup"))
+		return true;
+	list = brig_cg_read(h, "cgroup.controllers");
+	for (char *p = list; p && *p;) {
+		size_t len = strcspn(p, " \n");
+
+		if (len == cl && !strncmp(p, ctrl, cl))
+			return true;
+		p += len;
+		p += strspn(p, " \n");
+	}
+	return false;
+}
+
+/* The hugetlb limits, in whichever hierarchy holds the controller. */
+int brig_cg_apply_hugetlb(const struct brig_cg_hier *h, bool v2,
+                          const struct brig_hugepage_limit *l, size_t n, struct brig_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *file = NULL, *rsvd = NULL;
+
+		if (v2 && !brig_cg_v2_has_controller(h, "hugetlb"))
+			return brig_error_set(err,
+			                      "%shugepageLimits: the hugetlb controller is not "
+			                      "enabled in cgroup \"%s\"",
+			                      BRIG_CG_R, h->dir);
+		file = brig_xasprintf(v2 ? "hugetlb.%s.max" : "hugetlb.%s.limit_in_bytes",
+		                      l[i].page_size);
+		rsvd = brig_xasprintf(v2 ? "hugetlb.%s.rsvd.max" : "hugetlb.%s.rsvd.limit_in_bytes",
+		                      l[i].page_size);
+		if (brig_cg_put(h, file, "hugepageLimits", err, "%llu",
+		                (unsigned long long)l[i].limit) < 0)
+			return -1;
+		/* the reservation limit, where the kernel has it, follows */
+		if (brig_cg_has(h, rsvd) && brig_cg_put(h, rsvd, "hugepageLimits", err, "%llu",
+		                                        (unsigned long long)l[i].limit) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int brig_cg_apply_unified(const struct brig_cg_hier *h, const struct brig_kv *kv, size_t n,
+                          struct brig_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		char ctrl[64];
+		size_t len = strcspn(kv[i].key, ".");
+
+		snprintf(ctrl, sizeof(ctrl), "%.*s", (int)(len < 63 ? len : 63), kv[i].key);
+		if (!brig_cg_v2_has_controller(h, ctrl))
+			return brig_error_set(err,
+			                      "%sunified[\"%s\"]: the %s controller is not "
+			                      "enabled in cgroup \"%s\"",
+			                      BRIG_CG_R, kv[i].key, ctrl, h->dir);
+		if (brig_cg_write(h, kv[i].key, kv[i].value, err) < 0)
+			return brig_error_wrap(err, "%sunified[\"%s\"]", BRIG_CG_R, kv[i].key);
+	}
+	return 0;
+}
+
+int brig_cg_apply_rdma(const struct brig_cg_hier *h, const struct brig_rdma *rd, size_t n,
+                       struct brig_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		char handles[24] = "max", objects[24] = "max";
+
+		if (rd[i].hca_handles.set)
+			snprintf(handles, sizeof(handles), "%u", (unsigned)rd[i].hca_handles.value);
+		if (rd[i].hca_objects.set)
+			snprintf(objects, sizeof(objects), "%u", (unsigned)rd[i].hca_objects.value);
+		if (brig_cg_put(h, "rdma.max", "rdma", err, "%s hca_handle=%s hca_object=%s",
+		                rd[i].device, handles, objects) < 0)
+			return -1;
+	}
+	return 0;
 }

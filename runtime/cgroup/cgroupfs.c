@@ -1,0 +1,565 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The cgroupfs manager, brig's default: brig itself finds the hierarchies
+ * (/proc/self/mountinfo, /proc/self/cgroup), makes the container's
+ * directories, applies the resources and removes what it made.  The
+ * placement and the directory helpers are the systemd manager's too, for
+ * the hierarchies systemd leaves alone.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup/devices_bpf.h"
+#include "cgroup/internal.h"
+#include "spec/spec.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/mountinfo.h"
+
+/* ------------------------------------------------------------ the mounts */
+
+void brig_cgroup_mounts_free(struct brig_cg_mount *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(m[i].mountpoint);
+		free(m[i].root);
+		free(m[i].controllers);
+		free(m[i].path);
+	}
+	free(m);
+}
+
+/* Is every comma-separated item of @want among those of @have? */
+bool brig_cg_list_includes(const char *have, const char *want)
+{
+	size_t wl = strlen(want);
+
+	for (const char *w = want; w < want + wl;) {
+		const char *we = strchrnul(w, ',');
+		bool found = false;
+
+		for (const char *h = have; *h;) {
+			const char *he = strchrnul(h, ',');
+
+			if (he - h == we - w && !strncmp(h, w, (size_t)(we - w))) {
+				found = true;
+				break;
+			}
+			h = *he ? he + 1 : he;
+		}
+		if (!found)
+			return false;
+		w = *we ? we + 1 : we;
+	}
+	return true;
+}
+
+/* The line of /proc/self/cgroup (@self) for the hierarchy with these
+ * super options (v1), or the "0::" one (v2). */
+static int self_find(const char *self, bool v2, const char *superopts, struct brig_cg_mount *m)
+{
+	for (const char *line = self; *line;) {
+		const char *end = strchrnul(line, '\n');
+		_cleanup_free_ char *copy = strndup(line, (size_t)(end - line));
+		char *c1, *c2;
+
+		if (!copy)
+			brig_oom();
+		line = *end ? end + 1 : end;
+		c1 = strchr(copy, ':');
+		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		if (!c2)
+			continue;
+		*c1 = *c2 = '\0';
+		if (v2 ? (strcmp(copy, "0") || c1[1])
+		       : (!c1[1] || !brig_cg_list_includes(superopts, c1 + 1)))
+			continue;
+		m->controllers = brig_xstrdup(v2 ? BRIG_CG_UNIFIED : c1 + 1);
+		m->path = brig_xstrdup(c2 + 1);
+		return 0;
+	}
+	return -1;
+}
+
+int brig_cgroup_mounts(struct brig_cg_mount **out, size_t *n, struct brig_error *err)
+{
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL, *self = NULL;
+	struct brig_cg_mount *m = NULL;
+	size_t cap = 0, self_len, cnt = 0;
+
+	if (brig_read_file(AT_FDCWD, "/proc/self/cgroup", 1 << 20, &self, &self_len, err) < 0)
+		return -1;
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return brig_error_setp(err, errno, "open \"/proc/self/mountinfo\"");
+	while (getline(&line, &cap, f) > 0) {
+		struct brig_cg_mount h = { 0 };
+		struct brig_mountinfo e;
+		const char *base;
+
+		if (!brig_mountinfo_parse(line, &e) ||
+		    (strcmp(e.fstype, "cgroup") && strcmp(e.fstype, "cgroup2")))
+			continue;
+		if (!strcmp(e.mountpoint, BRIG_CG_ROOT))
+			base = "";
+		else if (!strncmp(e.mountpoint, BRIG_CG_ROOT "/", sizeof(BRIG_CG_ROOT)))
+			base = e.mountpoint + sizeof(BRIG_CG_ROOT);
+		else
+			continue;
+		if (strchr(base, '/'))
+			continue;
+		h.v2 = !strcmp(e.fstype, "cgroup2");
+		if (self_find(self, h.v2, e.superopts, &h) < 0)
+			continue;
+		h.mountpoint = brig_xstrdup(e.mountpoint);
+		h.root = brig_xstrdup(e.root);
+		m = brig_xrealloc(m, (cnt + 1) * sizeof(*m));
+		m[cnt++] = h;
+	}
+	*out = m;
+	*n = cnt;
+	return 0;
+}
+
+char *brig_cgroup_mount_dir(const struct brig_cg_mount *m, const char *path)
+{
+	size_t rl = strlen(m->root);
+	const char *rel = path;
+
+	if (strcmp(m->root, "/")) {
+		if (!strncmp(path, m->root, rl) && (path[rl] == '/' || !path[rl]))
+			rel = path + rl;
+		else
+			rel = ""; /* not below the mounted root: all we can see */
+	}
+	if (!strcmp(rel, "/"))
+		rel = "";
+	return brig_xasprintf("%s%s", m->mountpoint, rel);
+}
+
+/* ------------------------------------------------------------ placement */
+
+void brig_cg_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* v1 cpuset: a new cgroup starts with empty cpus and mems, and no task
+ * may join until they are set: copy them from the parent. */
+static int cpuset_init(const char *dir, struct brig_error *err)
+{
+	static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		_cleanup_free_ char *parent = brig_xstrdup(dir);
+		struct brig_cg_hier self = { .dir = (char *)dir }, up = { .dir = parent };
+		_cleanup_free_ char *mine = NULL, *theirs = NULL;
+
+		*strrchr(parent, '/') = '\0';
+		mine = brig_cg_read(&self, files[i]);
+		/* set, or not ours to read: left as it is */
+		if (!mine || (mine[0] != '\n' && mine[0]))
+			continue;
+		theirs = brig_cg_read(&up, files[i]);
+		if (!theirs)
+			return brig_error_setp(err, errno, "read \"%s/%s\"", parent, files[i]);
+		if (brig_cg_write(&self, files[i], theirs, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* v2: make the controllers of @parent available to its children (only in
+ * directories brig created, and their parent: never the hierarchy's root,
+ * which belongs to the host).  Best effort: a resource whose controller
+ * is still missing fails by name when it is written. */
+static void v2_enable_controllers(const char *parent, const char *mountpoint)
+{
+	struct brig_cg_hier up = { .dir = (char *)parent };
+	_cleanup_free_ char *avail = NULL, *enabled = NULL;
+
+	if (!strcmp(parent, mountpoint))
+		return;
+	avail = brig_cg_read(&up, "cgroup.controllers");
+	enabled = brig_cg_read(&up, "cgroup.subtree_control");
+	if (!avail || !enabled)
+		return;
+	for (char *save = NULL, *c = strtok_r(avail, " \n", &save); c;
+	     c = strtok_r(NULL, " \n", &save)) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+		_cleanup_free_ char *word = brig_xasprintf(" %s ", c);
+		_cleanup_free_ char *have = brig_xasprintf(" %s ", enabled);
+
+		for (char *p = have; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		if (strstr(have, word))
+			continue;
+		brig_cg_writef(&up, "cgroup.subtree_control", &ignored, "+%s", c);
+		brig_error_release(&ignored);
+	}
+}
+
+/* mkdir -p @dir below @mountpoint, remembering the topmost new directory. */
+int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_error *err)
+{
+	size_t ml = strlen(mountpoint);
+	_cleanup_free_ char *path = brig_xstrdup(h->dir);
+
+	for (char *p = path + ml; p && *p;) {
+		char *slash = strchr(p + 1, '/');
+
+		if (slash)
+			*slash = '\0';
+		if (mkdir(path, 0755) == 0) {
+			if (!h->created)
+				h->created = brig_xstrdup(path);
+			if (h->v2) {
+				_cleanup_free_ char *parent = brig_xstrdup(path);
+
+				*strrchr(parent, '/') = '\0';
+				v2_enable_controllers(parent, mountpoint);
+			} else if (brig_cg_list_includes(h->name, "cpuset") &&
+			           cpuset_init(path, err) < 0) {
+				return -1;
+			}
+		} else if (errno != EEXIST) {
+			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
+		} else if (!h->v2 && brig_cg_list_includes(h->name, "cpuset") &&
+		           cpuset_init(path, err) < 0) {
+			/* an existing parent left with empty cpus or mems (a pod
+			 * cgroup an engine made) takes no task, nor gives a child
+			 * any: filled from its own parent, top down, as runc does */
+			return -1;
+		}
+		if (slash)
+			*slash = '/';
+		p = slash;
+	}
+	return 0;
+}
+
+/* rmdir the container's cgroup and every parent brig created; EBUSY (a
+ * process still leaving) is retried a bounded number of times. */
+static int rmdir_retry(const char *path, struct brig_error *err)
+{
+	for (int tries = 0; rmdir(path) < 0;) {
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EBUSY || ++tries >= BRIG_CG_DRAIN_TRIES)
+			return brig_error_setp(err, errno, "remove cgroup \"%s\"", path);
+		brig_cg_sleep_ms(BRIG_CG_DRAIN_SLEEP_MS);
+	}
+	return 0;
+}
+
+/* The cgroups below @dir (exec --cgroup's), deepest first. */
+static int remove_below(const char *dir, int depth, struct brig_error *err)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d || depth >= 32)
+		return 0;
+	while ((de = readdir(d))) {
+		_cleanup_free_ char *sub = NULL;
+
+		if (de->d_type != DT_DIR || de->d_name[0] == '.')
+			continue;
+		sub = brig_xasprintf("%s/%s", dir, de->d_name);
+		if (remove_below(sub, depth + 1, err) < 0 || rmdir_retry(sub, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int brig_cg_remove_dir(const struct brig_cg_hier *h, struct brig_error *err)
+{
+	_cleanup_free_ char *path = NULL;
+	size_t stop;
+
+	if (!h->created)
+		return 0;
+	if (remove_below(h->dir, 0, err) < 0)
+		return -1;
+	path = brig_xstrdup(h->dir);
+	stop = strlen(h->created);
+	while (strlen(path) >= stop) {
+		if (rmdir_retry(path, err) < 0)
+			return -1;
+		*strrchr(path, '/') = '\0';
+	}
+	return 0;
+}
+
+/*
+ * An absolute linux.cgroupsPath, or a relative one (the container's id
+ * when there is none) under the caller's cgroup in hierarchy @m.  On a
+ * pure v2 host, runc's rule: under the parent of the caller's cgroup,
+ * which has processes and so cannot give controllers to children of its
+ * own.
+ */
+static char *cgroup_dir(const struct brig_cg_mount *m, enum brig_cg_layout layout,
+                        const char *cgpath, const char *id)
+{
+	_cleanup_free_ char *own = NULL;
+	char *slash;
+
+	if (!cgpath || !*cgpath)
+		cgpath = id;
+	if (cgpath[0] == '/')
+		return brig_xasprintf("%s%s", m->mountpoint, cgpath);
+	own = brig_cgroup_mount_dir(m, m->path);
+	if (layout == BRIG_CG_V2 && strlen(own) > strlen(m->mountpoint) &&
+	    (slash = strrchr(own, '/')))
+		*slash = '\0';
+	return brig_xasprintf("%s/%s", own, cgpath);
+}
+
+/* The hierarchies a container joins: every v1 one the caller is in, and
+ * the v2 one (which on a hybrid host holds the few controllers it has). */
+int brig_cg_plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id,
+                      const char *unit_cgroup, struct brig_cg_mount **mounts, size_t *n_mounts,
+                      struct brig_error *err)
+{
+	if (brig_cgroup_layout(&cg->layout, err) < 0 ||
+	    brig_cgroup_mounts(mounts, n_mounts, err) < 0)
+		return -1;
+	cg->h = brig_xcalloc(*n_mounts ? *n_mounts : 1, sizeof(*cg->h));
+	for (size_t i = 0; i < *n_mounts; i++) {
+		const struct brig_cg_mount *m = &(*mounts)[i];
+		struct brig_cg_hier *h = &cg->h[cg->n];
+
+		if (m->v2 && cg->layout == BRIG_CG_V1)
+			continue;
+		h->name = brig_xstrdup(m->controllers);
+		h->v2 = m->v2;
+		/* systemd's unit is where systemd puts it, from the root */
+		h->dir = unit_cgroup ? brig_xasprintf("%s%s", m->mountpoint, unit_cgroup)
+		                     : cgroup_dir(m, cg->layout, cgpath, id);
+		cg->n++;
+	}
+	if (!cg->n)
+		return brig_error_set(err, "no cgroup hierarchy is mounted under \"%s\"",
+		                      BRIG_CG_ROOT);
+	return 0;
+}
+
+/*
+ * An existing cgroup that holds processes, in any hierarchy or anywhere
+ * below it, is another workload's: refused.  A container would share its
+ * limits, and its delete or kill --all would reach that workload.
+ */
+static int check_empty(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	for (size_t i = 0; i < cg->n; i++) {
+		_cleanup_free_ pid_t *pids = NULL;
+		size_t n = 0;
+
+		if (cg->h[i].created)
+			continue; /* made by brig just now */
+		if (brig_cg_read_pids(&cg->h[i], &pids, &n, err) < 0)
+			return -1;
+		if (n)
+			return brig_error_set(err,
+			                      "cgroup \"%s\" is not empty: %zu process(es) found",
+			                      cg->h[i].dir, n);
+	}
+	return 0;
+}
+
+/* Frozen, by itself or by a parent: v1's freezer.state, v2's
+ * cgroup.events. */
+static bool hier_frozen(const struct brig_cg_hier *h)
+{
+	_cleanup_free_ char *s = NULL;
+
+	if (h->v2) {
+		s = brig_cg_read(h, "cgroup.events");
+		return s && (strstr(s, "\nfrozen 1") || !strncmp(s, "frozen 1", 8));
+	}
+	if (!brig_cg_list_includes(h->name, "freezer"))
+		return false;
+	s = brig_cg_read(h, "freezer.state");
+	return s && (!strncmp(s, "FROZEN", 6) || !strncmp(s, "FREEZING", 8));
+}
+
+/*
+ * A frozen cgroup (a parent someone froze, a leftover of a paused
+ * container) would stop the init the moment it enters, and create would
+ * wait for it for ever: refused.
+ */
+static int check_not_frozen(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	for (size_t i = 0; i < cg->n; i++)
+		if (hier_frozen(&cg->h[i]))
+			return brig_error_set(err, "cgroup \"%s\" is frozen", cg->h[i].dir);
+	return 0;
+}
+
+/* ------------------------------------------------------------ the manager */
+
+static int cgroupfs_create(const struct brig_linux *lx, const char *id, struct brig_cgroup *cg,
+                           struct brig_error *err)
+{
+	struct brig_cg_mount *mounts = NULL;
+	_cleanup_free_ struct brig_dev_rule *rules = NULL;
+	const struct brig_resources *r = lx ? lx->resources : NULL;
+	size_t n_mounts = 0, n_rules;
+	struct brig_resources none = { 0 };
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	int ret = -1;
+
+	if (brig_cg_plan_dirs(cg, lx ? lx->cgroups_path : NULL, id, NULL, &mounts, &n_mounts, err) <
+	    0)
+		goto out;
+	if (brig_cg_ops_of(cg)->check(cg, r ? r : &none, err) < 0) {
+		brig_error_wrap(err, "config.json");
+		goto out;
+	}
+	for (size_t i = 0; i < cg->n; i++) {
+		const char *mp = NULL;
+
+		for (size_t k = 0; k < n_mounts && !mp; k++)
+			if (!strncmp(cg->h[i].dir, mounts[k].mountpoint,
+			             strlen(mounts[k].mountpoint)) &&
+			    cg->h[i].dir[strlen(mounts[k].mountpoint)] == '/' &&
+			    mounts[k].v2 == cg->h[i].v2)
+				mp = mounts[k].mountpoint;
+		if (brig_cg_make_dir(&cg->h[i], mp, err) < 0)
+			goto fail;
+	}
+	if (check_empty(cg, err) < 0 || check_not_frozen(cg, err) < 0)
+		goto fail;
+	n_rules = brig_cg_device_rules(lx, &rules);
+	if (brig_cg_ops_of(cg)->apply(cg, r ? r : &none, rules, n_rules, err) < 0) {
+		brig_error_wrap(err, "config.json");
+		goto fail;
+	}
+	for (size_t i = 0; i < cg->n; i++) {
+		if (!cg->h[i].v2)
+			continue;
+		cg->v2fd = open(cg->h[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cg->v2fd < 0) {
+			brig_error_setp(err, errno, "open \"%s\"", cg->h[i].dir);
+			goto fail;
+		}
+	}
+	ret = 0;
+	goto out;
+fail:
+	for (size_t i = 0; i < cg->n; i++)
+		brig_cg_remove_dir(&cg->h[i], &ignored);
+	brig_error_release(&ignored);
+out:
+	brig_cgroup_mounts_free(mounts, n_mounts);
+	if (ret < 0)
+		brig_cgroup_release(cg);
+	return ret;
+}
+
+static int cgroupfs_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err)
+{
+	_cleanup_free_ char *file = sub ? brig_xasprintf("%s/tasks", sub) : brig_xstrdup("tasks");
+
+	if (!cg->n)
+		return 0;
+	cg->tasks = brig_xcalloc(cg->n, sizeof(*cg->tasks));
+	for (size_t i = 0; i < cg->n; i++)
+		cg->tasks[i] = -1;
+	for (size_t i = 0; i < cg->n; i++) {
+		if (cg->h[i].v2)
+			continue; /* born there, or entered by brig */
+		cg->tasks[i] = brig_cg_open_file(&cg->h[i], file, O_WRONLY);
+		if (cg->tasks[i] < 0)
+			return brig_error_setp(err, errno, "open \"%s/%s\"", cg->h[i].dir, file);
+	}
+	return 0;
+}
+
+int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	/* the freezer last: a frozen cgroup (exec --ignore-paused) stops the
+	 * writer right there */
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; cg->tasks && i < cg->n; i++)
+			if (cg->tasks[i] >= 0 &&
+			    brig_cg_list_includes(cg->h[i].name, "freezer") == last &&
+			    write(cg->tasks[i], "0", 1) != 1)
+				return brig_error_setp(err, errno, "enter cgroup \"%s\"",
+				                       cg->h[i].dir);
+	return 0;
+}
+
+void brig_cgroup_close_tasks(struct brig_cgroup *cg)
+{
+	for (size_t i = 0; cg->tasks && i < cg->n; i++)
+		if (cg->tasks[i] >= 0)
+			close(cg->tasks[i]);
+	free(cg->tasks);
+	cg->tasks = NULL;
+}
+
+static int cgroupfs_enter(struct brig_cgroup *cg, const char *sub, pid_t pid,
+                          struct brig_error *err)
+{
+	_cleanup_free_ char *file =
+	    sub ? brig_xasprintf("%s/cgroup.procs", sub) : brig_xstrdup("cgroup.procs");
+
+	for (size_t i = 0; i < cg->n; i++) {
+		if (cg->h[i].v2 && cg->v2fd >= 0)
+			continue; /* born there */
+		if (cg->tasks && cg->tasks[i] >= 0)
+			continue; /* the process entered it itself */
+		if (brig_cg_writef(&cg->h[i], file, err, "%d", (int)pid) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The files are all brig keeps: nothing else to update, stop or free. */
+static int cgroupfs_update(const struct brig_cgroup *cg, const struct brig_resources *r,
+                           struct brig_error *err)
+{
+	(void)cg;
+	(void)r;
+	(void)err;
+	return 0;
+}
+
+static int cgroupfs_destroy(struct brig_cgroup *cg, struct brig_error *err)
+{
+	(void)cg;
+	(void)err;
+	return 0;
+}
+
+static void cgroupfs_release(struct brig_cgroup *cg)
+{
+	(void)cg;
+}
+
+const struct brig_cg_manager brig_cg_cgroupfs_manager = {
+	.name = "cgroupfs",
+	.create = cgroupfs_create,
+	.open_tasks = cgroupfs_open_tasks,
+	.enter = cgroupfs_enter,
+	.update = cgroupfs_update,
+	.destroy = cgroupfs_destroy,
+	.release = cgroupfs_release,
+	.owns_all = false,
+};
