@@ -27,6 +27,13 @@ struct brig_create_opts {
 	bool detach;
 	bool keep; /* do not delete after the container exits */
 	bool no_subreaper;
+	/* for brig job (job/job.c): the init's stdin, stdout and stderr
+	 * (NULL: brig's own); it dies when brig does (PR_SET_PDEATHSIG, set
+	 * last before execve); run --detach hands over the init's pidfd here
+	 * instead of closing it */
+	const int *stdio;
+	bool parent_death;
+	int *pidfd;
 };
 
 /*

@@ -122,6 +122,20 @@ out:
 	return ret;
 }
 
+int brig_container_usage(const struct brig_context *ctx, const char *id,
+                         struct brig_cgroup_usage *u, struct brig_error *err)
+{
+	struct handle h;
+	int r = -1;
+
+	if (handle_open(&h, ctx, id, BRIG_LOCK_SHARED, err) == 0) {
+		brig_cgroup_usage(&h.cg, u);
+		r = 0;
+	}
+	handle_release(&h);
+	return r;
+}
+
 int brig_container_pids(const struct brig_context *ctx, const char *id, pid_t **pids, size_t *n,
                         struct brig_error *err)
 {

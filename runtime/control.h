@@ -22,6 +22,12 @@ int brig_container_resume(const struct brig_context *ctx, const char *id, struct
 int brig_container_update(const struct brig_context *ctx, const char *id,
                           const struct brig_resources *r, struct brig_error *err);
 
+/* What the container used so far, from its cgroup (brig job's result);
+ * zeros without a cgroup. */
+struct brig_cgroup_usage;
+int brig_container_usage(const struct brig_context *ctx, const char *id,
+                         struct brig_cgroup_usage *u, struct brig_error *err);
+
 /* The pids of the container's processes, sorted (none once stopped). */
 int brig_container_pids(const struct brig_context *ctx, const char *id, pid_t **pids, size_t *n,
                         struct brig_error *err);

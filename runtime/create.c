@@ -323,6 +323,8 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		.preserve_fds = o->preserve_fds,
 		.no_new_keyring = o->no_new_keyring,
 		.saved_mask = *saved_mask,
+		.stdio = o->stdio,
+		.parent_death = o->parent_death,
 	};
 	int saved_ns[2] = { -1, -1 };
 	struct clone_args ca = {
@@ -693,6 +695,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto out;
 	}
 	if (!foreground) {
+		if (o->pidfd)
+			*o->pidfd = TAKE_FD(j.pidfd);
 		r = 0;
 		goto out;
 	}

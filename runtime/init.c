@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,19 @@
 #include "sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+
+/*
+ * A new network namespace gets lo up, as runc's does, unless the config's
+ * annotation "run.brig.loopback" is "down": a container with no network
+ * at all (brig job --network none).
+ */
+static bool loopback_down(const struct brig_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_annotations; i++)
+		if (!strcmp(cfg->annotations[i].key, "run.brig.loopback"))
+			return !strcmp(cfg->annotations[i].value, "down");
+	return false;
+}
 
 static int set_names(const struct brig_config *cfg, struct brig_error *err)
 {
@@ -252,7 +267,7 @@ static int join_container(const struct brig_init_args *a, int **idmapped, struct
 		return -1;
 	if (a->ns->join_fd[BRIG_NS_USER] >= 0 && brig_userns_become_root(err) < 0)
 		return -1;
-	if (a->ns->is_new[BRIG_NS_NETWORK] && brig_loopback_up(err) < 0)
+	if (a->ns->is_new[BRIG_NS_NETWORK] && !loopback_down(a->cfg) && brig_loopback_up(err) < 0)
 		return -1;
 	return set_names(a->cfg, err);
 }
@@ -388,6 +403,45 @@ static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_
 	return apply_process(a, procfd, exec_path, exec_env, err);
 }
 
+/*
+ * brig job's pipes become fds 0, 1 and 2, first thing: every later step
+ * (a terminal, the fd clean-up) sees them as the caller's stdio.  Each is
+ * first copied above 2, so that one which is itself 0, 1 or 2 survives.
+ */
+static int place_stdio(const int *stdio, struct brig_error *err)
+{
+	int high[3];
+
+	for (int i = 0; i < 3; i++) {
+		high[i] = fcntl(stdio[i], F_DUPFD_CLOEXEC, 3);
+		if (high[i] < 0)
+			return brig_error_setp(err, errno, "dup fd %d", stdio[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		if (dup2(high[i], i) < 0)
+			return brig_error_setp(err, errno, "dup2 to fd %d", i);
+		close(high[i]);
+	}
+	return 0;
+}
+
+/*
+ * brig job: the process dies with brig.  Set last, just before execve:
+ * the kernel clears the parent-death signal on every change of
+ * credentials.  brig may already be gone, which its end of the sync
+ * socket (closed, POLLHUP) tells.
+ */
+static int die_with_parent(int sync_fd, struct brig_error *err)
+{
+	struct pollfd p = { .fd = sync_fd, .events = POLLIN };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return brig_error_setp(err, errno, "prctl(PR_SET_PDEATHSIG)");
+	if (poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLERR)))
+		return brig_error_set(err, "brig is gone");
+	return 0;
+}
+
 /* Wait for `brig start`: it writes one byte into exec.fifo. */
 static int wait_for_start(int fifo, struct brig_error *err)
 {
@@ -414,6 +468,8 @@ void brig_init_main(const struct brig_init_args *a)
 		brig_error_setp(&err, errno, "setsid");
 		goto fail;
 	}
+	if (a->stdio && place_stdio(a->stdio, &err) < 0)
+		goto fail;
 	if (setup(a, &path, &env, &err) < 0)
 		goto fail;
 	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_READY &&
@@ -443,6 +499,8 @@ void brig_init_main(const struct brig_init_args *a)
 	 * with its environment (HOME included) when they have none */
 	brig_hooks_inherit_env(env);
 	if (run_hooks(a, BRIG_HOOK_START_CONTAINER, BRIG_STATUS_CREATED, &err) < 0)
+		goto late_fail;
+	if (a->parent_death && die_with_parent(a->sync_fd, &err) < 0)
 		goto late_fail;
 	execve(path, (char *const *)p->args, env);
 	brig_error_setp(&err, errno, "exec \"%s\"", p->args[0]);

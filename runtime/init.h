@@ -35,6 +35,8 @@ struct brig_init_args {
 	bool late_nondumpable; /* turn non-dumpable after MAPS_DONE (rootless) */
 	bool parent_binds;     /* brig makes every bind mount (linux/idmap.h) */
 	sigset_t saved_mask;   /* the signal mask to exec with */
+	const int *stdio;      /* the process's fds 0, 1, 2, or NULL: brig's */
+	bool parent_death;     /* SIGKILL when brig dies (PR_SET_PDEATHSIG) */
 };
 
 __attribute__((noreturn)) void brig_init_main(const struct brig_init_args *a);

@@ -60,7 +60,7 @@ static const char *const env[] = {
 static const char *const namespaces[] = { "pid", "network", "ipc", "uts", "mount" };
 
 /* clang-format off */
-static const char *const masked_paths[] = {
+const char *const brig_spec_masked_paths[] = {
 	"/proc/acpi",
 	"/proc/asound",
 	"/proc/kcore",
@@ -74,9 +74,12 @@ static const char *const masked_paths[] = {
 };
 /* clang-format on */
 
-static const char *const readonly_paths[] = {
+const char *const brig_spec_readonly_paths[] = {
 	"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger",
 };
+
+const size_t brig_spec_n_masked_paths = ARRAY_SIZE(brig_spec_masked_paths);
+const size_t brig_spec_n_readonly_paths = ARRAY_SIZE(brig_spec_readonly_paths);
 
 static bool has_prefix(const char *s, const char *prefix)
 {
@@ -205,8 +208,10 @@ static void write_linux(struct brig_jsonw *w, bool rootless, uid_t uid, gid_t gi
 		write_namespace(w, "user");
 	brig_jsonw_array_end(w);
 
-	brig_jsonw_kv_strings(w, "maskedPaths", masked_paths, ARRAY_SIZE(masked_paths));
-	brig_jsonw_kv_strings(w, "readonlyPaths", readonly_paths, ARRAY_SIZE(readonly_paths));
+	brig_jsonw_kv_strings(w, "maskedPaths", brig_spec_masked_paths,
+	                      ARRAY_SIZE(brig_spec_masked_paths));
+	brig_jsonw_kv_strings(w, "readonlyPaths", brig_spec_readonly_paths,
+	                      ARRAY_SIZE(brig_spec_readonly_paths));
 	brig_jsonw_object_end(w);
 }
 

@@ -222,4 +222,15 @@ int brig_cgroup_oom_watch(const struct brig_cgroup *cg, struct brig_cg_oom_watch
 int64_t brig_cgroup_oom_read(const struct brig_cgroup *cg, struct brig_cg_oom_watch *w);
 void brig_cgroup_oom_unwatch(struct brig_cg_oom_watch *w);
 
+/* What the container used (usage.c); a figure the host does not keep is
+ * 0 (pids_peak: has_pids_peak false). */
+struct brig_cgroup_usage {
+	uint64_t cpu_user_ns, cpu_system_ns;
+	uint64_t memory_peak; /* bytes */
+	uint64_t oom_kills;   /* processes the OOM killer ended */
+	uint64_t pids_peak;
+	bool has_pids_peak;
+};
+void brig_cgroup_usage(const struct brig_cgroup *cg, struct brig_cgroup_usage *u);
+
 #endif

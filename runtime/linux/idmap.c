@@ -53,17 +53,11 @@ size_t brig_idmap_count(const struct brig_config *cfg, bool binds)
 }
 
 /*
- * A user namespace with the mount's own mappings: a child that makes one
- * and waits, its maps written from here, its namespace kept by fd.
+ * A user namespace with the mappings of @maps: a child that makes one and
+ * waits, its maps written from here, its namespace kept by fd.
  */
-static int mappings_userns(const struct brig_mount *m, struct brig_error *err)
+int brig_idmap_userns(const struct brig_linux *maps, struct brig_error *err)
 {
-	struct brig_linux maps = {
-		.uid_mappings = m->uid_mappings,
-		.n_uid_mappings = m->n_uid_mappings,
-		.gid_mappings = m->gid_mappings,
-		.n_gid_mappings = m->n_gid_mappings,
-	};
 	struct clone_args ca = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
 	int pipefd[2], fd = -1;
 	char path[64];
@@ -85,7 +79,7 @@ static int mappings_userns(const struct brig_mount *m, struct brig_error *err)
 		_exit(0);
 	}
 	close(pipefd[0]);
-	if (brig_userns_write_maps(pid, &maps, err) == 0) {
+	if (brig_userns_write_maps(pid, maps, err) == 0) {
 		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -160,7 +154,14 @@ static int idmapped_tree(const struct brig_mount *m, const char *bundle, pid_t i
 		if (!m->n_uid_mappings || !m->n_gid_mappings)
 			return brig_error_set(err, "an idmapped mount needs uidMappings and "
 			                           "gidMappings");
-		userns = mappings_userns(m, err);
+		userns = brig_idmap_userns(
+		    &(struct brig_linux){
+		        .uid_mappings = m->uid_mappings,
+		        .n_uid_mappings = m->n_uid_mappings,
+		        .gid_mappings = m->gid_mappings,
+		        .n_gid_mappings = m->n_gid_mappings,
+		    },
+		    err);
 	} else {
 		char path[64];
 

@@ -39,4 +39,9 @@ int brig_idmap_prepare(const struct brig_config *cfg, const char *bundle, pid_t 
                        int **out, struct brig_error *err);
 void brig_idmap_release(int *fds, size_t n);
 
+/* A user namespace holding the uid and gid mappings of @maps, by fd (for
+ * MOUNT_ATTR_IDMAP); brig job idmaps its lower layer with it. */
+struct brig_linux;
+int brig_idmap_userns(const struct brig_linux *maps, struct brig_error *err);
+
 #endif

@@ -118,3 +118,20 @@ int brig_mkdir_p(const char *path, mode_t mode, struct brig_error *err)
 	}
 	return 0;
 }
+
+int brig_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}

@@ -26,6 +26,10 @@ int brig_read_file(int dirfd, const char *path, size_t max, char **out, size_t *
 int brig_write_file_atomic(int dirfd, const char *path, const void *data, size_t len, mode_t mode,
                            struct brig_error *err);
 
+/* write(2) all of @buf, again after EINTR and short writes; -1 with
+ * errno. */
+int brig_write_all(int fd, const void *buf, size_t len);
+
 /* mkdir -p, each created component with @mode. */
 int brig_mkdir_p(const char *path, mode_t mode, struct brig_error *err);
 

@@ -198,6 +198,12 @@ void brig_jsonw_uint(struct brig_jsonw *w, uint64_t v)
 	brig_strbuf_addf(&w->out, "%" PRIu64, v);
 }
 
+void brig_jsonw_number(struct brig_jsonw *w, const char *text, size_t len)
+{
+	before_item(w);
+	brig_strbuf_addf(&w->out, "%.*s", (int)len, text);
+}
+
 void brig_jsonw_bool(struct brig_jsonw *w, bool v)
 {
 	before_item(w);

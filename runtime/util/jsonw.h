@@ -42,6 +42,8 @@ void brig_jsonw_string(struct brig_jsonw *w, const char *s); /* NULL: null */
 void brig_jsonw_stringn(struct brig_jsonw *w, const char *s, size_t len);
 void brig_jsonw_int(struct brig_jsonw *w, int64_t v);
 void brig_jsonw_uint(struct brig_jsonw *w, uint64_t v);
+/* A number as the JSON parser kept it (spec/json.h): @text must be one. */
+void brig_jsonw_number(struct brig_jsonw *w, const char *text, size_t len);
 void brig_jsonw_bool(struct brig_jsonw *w, bool v);
 void brig_jsonw_null(struct brig_jsonw *w);
 
