@@ -130,6 +130,25 @@ timed fail "$BRIG" --root "$TMP/state" run --bundle "$TMP/bundle" "$ID"
 show fail
 [ "$RC" -eq 3 ] || die "brig run did not return the container's exit status 3"
 
+# An agent's snippet, as brig job runs untrusted code: it tries to wipe
+# the rootfs, reach the network and mount, and leaves a file behind; the
+# rootfs is untouched (every write went to a tmpfs), and the result JSON
+# says how it ended.
+SNIPPET='echo 42 > /root/answer
+echo "agent: rm -rf /bin /etc /usr"; rm -rf /bin /etc /usr
+echo "agent: /bin is gone: $(ls /bin 2>&1)"
+echo "agent: the network: $(nc -w 1 1.1.1.1 80 </dev/null 2>&1 || echo unreachable)"
+echo "agent: mount: $(mount -t tmpfs x /mnt 2>&1)"'
+say "brig job: an agent's destructive snippet, 2 s and 64M at most"
+# busybox's sh is a builtin-rich shell: it goes on without /bin
+timed job "$BRIG" --root "$TMP/state" job --rootfs "$TMP/bundle/rootfs" --timeout 2s \
+	--memory 64M --export "$TMP/export" --result "$TMP/result.json" -- /bin/sh -c "$SNIPPET"
+show job
+echo "    result: $(cat "$TMP/result.json")"
+echo "    exported: $(cd "$TMP/export" && find . -type f | sort | tr '\n' ' ')"
+echo "    the rootfs's /bin still has $(find "$TMP/bundle/rootfs/bin" | wc -l) entries"
+[ "$RC" -eq 0 ] || die "brig job failed"
+
 # ------------------------------------------------------------------ podman
 
 if ! command -v podman >/dev/null; then

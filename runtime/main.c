@@ -83,7 +83,7 @@ static int check_arg_count(const struct brig_command *c, int n, struct brig_erro
 	return 0;
 }
 
-static int run_main(int argc, char **argv, int *status, struct brig_error *err)
+static int run_main(int argc, char **argv, int *status, int *fail_status, struct brig_error *err)
 {
 	struct brig_cli cli = { .ctx = { .root = default_root(), .rootless = BRIG_ROOTLESS_AUTO } };
 	struct brig_args g = { 0 }, a = { 0 };
@@ -162,7 +162,9 @@ static int run_main(int argc, char **argv, int *status, struct brig_error *err)
 	}
 	/* the commands that make processes in a container run from a
 	 * read-only mount of brig's binary (linux/selfexe.h) */
-	if ((cmd == &brig_cmd_create || cmd == &brig_cmd_run || cmd == &brig_cmd_exec) &&
+	*fail_status = cmd->error_status;
+	if ((cmd == &brig_cmd_create || cmd == &brig_cmd_run || cmd == &brig_cmd_exec ||
+	     cmd == &brig_cmd_job) &&
 	    brig_selfexe_protect(argv, err) < 0)
 		goto out;
 	/* everything after the command name belongs to the command */
@@ -191,13 +193,13 @@ out:
 int main(int argc, char **argv)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
-	int status = 0;
+	int status = 0, fail_status = 0;
 
 	/* before anything is opened: which fds are the caller's */
 	brig_fds_note_caller();
-	if (run_main(argc, argv, &status, &err) < 0) {
+	if (run_main(argc, argv, &status, &fail_status, &err) < 0) {
 		brig_log_report(err.msg);
-		status = err.status ? err.status : 1;
+		status = fail_status ? fail_status : err.status ? err.status : 1;
 	}
 	brig_error_release(&err);
 	brig_log_close();

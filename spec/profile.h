@@ -20,8 +20,7 @@ struct brig_jsonw;
  * (a rule left with none is dropped), and one rule at the end returns
  * EPERM for all of them.  The profile must be a JSON object.
  */
-int brig_seccomp_profile_write(struct brig_jsonw *w, const char *name, const char *text,
-                               size_t len, const char *const *deny, size_t n_deny,
-                               struct brig_error *err);
+int brig_seccomp_profile_write(struct brig_jsonw *w, const char *name, const char *text, size_t len,
+                               const char *const *deny, size_t n_deny, struct brig_error *err);
 
 #endif

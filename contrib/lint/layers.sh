@@ -5,7 +5,7 @@
 #
 #   0 runtime/util/   1 spec/   2 hooks/   3 runtime/cgroup/
 #   4 runtime/linux/  5 the lifecycle (runtime/*.c, *.h)
-#   6 runtime/cmd/    7 runtime/main.c
+#   6 runtime/job/    7 runtime/cmd/    8 runtime/main.c
 #
 # Run from the source tree; prints each include that points up, exits 1
 # when there is one.  `make lint` runs it.
@@ -16,8 +16,9 @@ cd "${1:-.}" || exit 2
 # (a header as written in #include: "util/log.h" is runtime/util/log.h).
 layer() {
 	case $1 in
-	runtime/main.c) echo 7 ;;
-	runtime/cmd/* | cmd/*) echo 6 ;;
+	runtime/main.c) echo 8 ;;
+	runtime/cmd/* | cmd/*) echo 7 ;;
+	runtime/job/* | job/*) echo 6 ;;
 	runtime/linux/* | linux/*) echo 4 ;;
 	runtime/cgroup/* | cgroup/*) echo 3 ;;
 	hooks/*) echo 2 ;;

@@ -37,6 +37,10 @@ struct brig_command {
 	enum brig_parse_mode mode;
 	int min_args, max_args; /* max_args < 0: no limit */
 	int (*run)(struct brig_cli *cli, struct brig_args *args, struct brig_error *err);
+	/* the exit status of any failure of the command, its flags' included
+	 * (brig job: 125, as timeout(1) and env(1) say "could not run");
+	 * 0: the error's own */
+	int error_status;
 };
 
 /* The subcommands, in the order --help lists them. */
@@ -67,8 +71,8 @@ int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_er
 int brig_cmd_not_implemented(const char *name, struct brig_error *err);
 
 extern const struct brig_command brig_cmd_checkpoint, brig_cmd_create, brig_cmd_delete,
-    brig_cmd_events, brig_cmd_exec, brig_cmd_features, brig_cmd_kill, brig_cmd_list, brig_cmd_pause,
-    brig_cmd_ps, brig_cmd_restore, brig_cmd_resume, brig_cmd_run, brig_cmd_spec, brig_cmd_start,
-    brig_cmd_state, brig_cmd_update;
+    brig_cmd_events, brig_cmd_exec, brig_cmd_features, brig_cmd_job, brig_cmd_kill, brig_cmd_list,
+    brig_cmd_pause, brig_cmd_ps, brig_cmd_restore, brig_cmd_resume, brig_cmd_run, brig_cmd_spec,
+    brig_cmd_start, brig_cmd_state, brig_cmd_update;
 
 #endif

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Shared inside runtime/job/; not exported. */
+#ifndef BRIG_JOB_INTERNAL_H
+#define BRIG_JOB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct brig_config;
+struct brig_error;
+struct brig_job_opts;
+
+/* The ids of a job's user namespace: 0..BRIG_JOB_IDS-1 inside are
+ * host_id.. outside, a range no other running job has. */
+#define BRIG_JOB_IDS 65536u
+
+/* What job.c decided, for the config (config.c). */
+struct brig_job_plan {
+	const struct brig_job_opts *o;
+	const struct brig_config *base; /* --bundle's config.json, or NULL */
+	const char *rootfs;             /* root.path: the overlay */
+	uint32_t host_id;
+};
+
+/* The job's config.json: hardened (job.h, brig-job(8)), heap text. */
+char *brig_job_config(const struct brig_job_plan *p, struct brig_error *err);
+
+/*
+ * A job's own directory, <state root>/jobs/<id>, locked (flock) by the
+ * brig that runs the job for as long as it lives: `brig job --gc` takes
+ * the lock of a dead brig's job and removes what is left.  Its mounts
+ * (w: the writable tmpfs, lower: the rootfs idmapped, rootfs: the
+ * overlay) live in brig's own private mount namespace (rootfs.c says
+ * where), so they go when brig does, whatever kills it.
+ */
+struct brig_job_root {
+	char *jobs;   /* <state root>/jobs */
+	char *dir;    /* <state root>/jobs/<id> */
+	char *merged; /* dir/rootfs: the job's root.path */
+	int dirfd;    /* dir, locked */
+	int idfd;     /* the lock of the id range, or -1 */
+	uint32_t host_id;
+	bool mounted; /* the job's mounts exist (rootfs.c's JOB_MNT) */
+};
+
+#define BRIG_JOB_ROOT_INIT                     \
+	{                                      \
+		NULL, NULL, NULL, -1, -1, 0, 0 \
+	}
+
+/* brig's own mount namespace, private: the job's mounts are nobody
+ * else's and go with brig.  First, before any fd that mounts are made
+ * through is opened (the kernel mounts only on the caller's namespace's
+ * mounts). */
+int brig_job_private_mounts(struct brig_error *err);
+/* Make and lock the job's directory and take a free id range. */
+int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const char *id,
+                        struct brig_error *err);
+/* The writable tmpfs of
+ * @writable bytes, @rootfs idmapped read-only, and the overlay of both. */
+int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t writable,
+                        struct brig_error *err);
+/* Copy @host (a file or a directory tree) to @path in the job's root, owned
+ * by the job's @uid/@gid. */
+int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char *path,
+                     uint32_t uid, uint32_t gid, struct brig_error *err);
+/* Copy what the job wrote (the upper layer) into @dir, owned by brig's
+ * caller. */
+int brig_job_export(const struct brig_job_root *r, const char *dir, struct brig_error *err);
+/* The bytes the writable layer holds. */
+uint64_t brig_job_writable_used(const struct brig_job_root *r);
+/* Unmount, remove the directory, unlock. */
+void brig_job_root_release(struct brig_job_root *r);
+
+/* Call @reap for each job of @state_root whose brig is gone (its lock is
+ * free), then remove its directory. */
+int brig_job_root_gc(const char *state_root, void (*reap)(const char *id, void *data), void *data,
+                     struct brig_error *err);
+
+/* contrib/seccomp/default.json, built in (default_profile.c) */
+extern const char brig_job_default_profile[];
+extern const size_t brig_job_default_profile_len;
+
+#endif

@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * brig job (job.h): plan, build, run, watch, report, remove.
+ *
+ *   check the options       nothing exists yet: a bad one is one line, 125
+ *   claim the job's root    <root>/jobs/<id> locked, an id range, the overlay
+ *   write config.json       job/config.c, read back by the lifecycle
+ *   create and start        run --detach, stdio on pipes, the init dies with brig
+ *   watch                   the pipes (job/output.c), the deadline, SIGINT/SIGTERM
+ *   report                  the cgroup's figures, the writable layer, --export
+ *   remove                  delete --force, the mounts, the directory
+ *
+ * At the deadline or on a signal the init is SIGKILLed: it is the job's
+ * pid 1, and the kernel kills everything else in its pid namespace with it.
+ */
+#include "config.h"
+#include "job/job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "cgroup/cgroup.h"
+#include "container.h"
+#include "context.h"
+#include "control.h"
+#include "job/internal.h"
+#include "job/output.h"
+#include "spec/spec.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/id.h"
+#include "util/jsonw.h"
+#include "util/log.h"
+
+/* After the init's end, how long the pipes may take to reach EOF (its
+ * namespace's other processes are being killed) before brig stops
+ * waiting for them. */
+#define DRAIN_GRACE_MS 2000
+
+struct job_result {
+	bool exited, signaled;
+	int exit_code, signal;
+	bool timed_out, oom_killed;
+	int interrupted; /* the signal that ended brig's wait, or 0 */
+	char *error;
+	uint64_t wall_ms;
+	struct brig_cgroup_usage usage;
+	uint64_t writable_used;
+};
+
+struct job {
+	const struct brig_context *ctx;
+	const struct brig_job_opts *o;
+	char *id;
+	struct brig_bundle base;
+	char *rootfs; /* the lower directory, absolute */
+	struct brig_job_root root;
+	int stdio[3];       /* the init's ends */
+	int out_fd, err_fd; /* where the job's stdout and stderr go */
+	bool own_out, own_err;
+	struct brig_job_stream so, se;
+	int pidfd;
+	bool created;
+	struct job_result res;
+};
+
+/* ---------------------------------------------------------- signals */
+
+static int signal_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t got_signal;
+
+static void on_signal(int sig)
+{
+	int e = errno;
+	char c = (char)sig;
+
+	got_signal = sig;
+	(void)!write(signal_pipe[1], &c, 1);
+	errno = e;
+}
+
+/* SIGINT, SIGTERM, SIGHUP end the job as a timeout does; handled, not
+ * blocked, so the init (which resets handlers to their defaults) starts
+ * the job with an empty mask.  SIGPIPE: a reader of brig's output that
+ * went away must not kill brig before it has cleaned up. */
+static int catch_signals(struct brig_error *err)
+{
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+
+	if (signal_pipe[0] < 0 && pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return brig_error_setp(err, errno, "pipe");
+	sigemptyset(&sa.sa_mask);
+	for (const int *s = (const int[]){ SIGINT, SIGTERM, SIGHUP, 0 }; *s; s++)
+		sigaction(*s, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+/* ---------------------------------------------------------- the plan */
+
+static char *new_id(void)
+{
+	unsigned char b[8] = { 0 };
+	char hex[17];
+
+	if (getrandom(b, sizeof(b), 0) != sizeof(b)) {
+		struct timespec t;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		memcpy(b, &t.tv_nsec,
+		       sizeof(t.tv_nsec) < sizeof(b) ? sizeof(t.tv_nsec) : sizeof(b));
+		b[0] ^= (unsigned char)getpid();
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(hex + 2 * i, 3, "%02x", b[i]);
+	return brig_xasprintf("job-%s", hex);
+}
+
+static int check_dir(const char *flag, const char *path, struct brig_error *err)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return brig_error_setp(err, errno, "%s \"%s\"", flag, path);
+	if (!S_ISDIR(st.st_mode))
+		return brig_error_set(err, "%s \"%s\": not a directory", flag, path);
+	return 0;
+}
+
+static int check_abs(const char *flag, const char *path, struct brig_error *err)
+{
+	if (!path || path[0] != '/')
+		return brig_error_usage(err, "%s \"%s\": the path in the job must be absolute",
+		                        flag, path ? path : "");
+	return 0;
+}
+
+/* Everything that can be checked before anything exists. */
+static int check_opts(const struct brig_job_opts *o, struct brig_error *err)
+{
+	if (!o->rootfs == !o->bundle)
+		return brig_error_usage(err, "one of --rootfs and --bundle is needed");
+	if (!o->bundle && !o->argc)
+		return brig_error_usage(err, "no command: brig job [OPTIONS] -- CMD [ARG...]");
+	if (o->rootfs && check_dir("--rootfs", o->rootfs, err) < 0)
+		return -1;
+	if (o->has_user && (o->uid >= BRIG_JOB_IDS || o->gid >= BRIG_JOB_IDS))
+		return brig_error_usage(err, "--user %u:%u: the job's ids are 0 to %u", o->uid,
+		                        o->gid, BRIG_JOB_IDS - 1);
+	if (o->cwd && check_abs("--cwd", o->cwd, err) < 0)
+		return -1;
+	for (size_t i = 0; i < o->n_tmpfs; i++)
+		if (check_abs("--tmpfs", o->tmpfs[i].path, err) < 0)
+			return -1;
+	for (size_t i = 0; i < o->n_binds; i++) {
+		struct stat st;
+
+		if (check_abs("--mount", o->binds[i].destination, err) < 0)
+			return -1;
+		if (stat(o->binds[i].source, &st) < 0)
+			return brig_error_setp(err, errno, "--mount \"%s\"", o->binds[i].source);
+	}
+	for (size_t i = 0; i < o->n_copy_in; i++) {
+		if (check_abs("--copy-in", o->copy_in[i].path, err) < 0)
+			return -1;
+		if (access(o->copy_in[i].host, R_OK) < 0)
+			return brig_error_setp(err, errno, "--copy-in \"%s\"", o->copy_in[i].host);
+	}
+	for (size_t i = 0; i < o->n_env; i++)
+		if (!strchr(o->env[i], '=') || o->env[i][0] == '=')
+			return brig_error_usage(err, "--env \"%s\": expected KEY=VALUE", o->env[i]);
+	return 0;
+}
+
+/* --bundle: its config (checked as create checks it) and its rootfs. */
+static int load_base(struct job *j, struct brig_error *err)
+{
+	const char *root;
+
+	if (!j->o->bundle) {
+		j->rootfs = realpath(j->o->rootfs, NULL);
+		return j->rootfs ? 0 : brig_error_setp(err, errno, "--rootfs \"%s\"", j->o->rootfs);
+	}
+	if (brig_bundle_load(&j->base, j->o->bundle, err) < 0)
+		return brig_error_wrap(err, "--bundle");
+	root = j->base.config->root->path;
+	j->rootfs = root[0] == '/' ? realpath(root, NULL) : NULL;
+	if (root[0] != '/') {
+		_cleanup_free_ char *joined = brig_xasprintf("%s/%s", j->base.path, root);
+
+		j->rootfs = realpath(joined, NULL);
+	}
+	if (!j->rootfs)
+		return brig_error_setp(err, errno, "--bundle: rootfs \"%s\"", root);
+	return check_dir("--bundle: rootfs", j->rootfs, err);
+}
+
+static int open_output(const char *flag, const char *path, int *fd, struct brig_error *err)
+{
+	*fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	return *fd < 0 ? brig_error_setp(err, errno, "%s \"%s\"", flag, path) : 0;
+}
+
+/* The job's stdio: pipes for stdout and stderr (brig's ends non-blocking),
+ * and its stdin; where brig copies the output. */
+static int open_stdio(struct job *j, struct brig_error *err)
+{
+	const struct brig_job_opts *o = j->o;
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 };
+	const char *in = o->stdin_path ? o->stdin_path : "/dev/null";
+
+	j->out_fd = o->result_path && !strcmp(o->result_path, "-") ? STDERR_FILENO : STDOUT_FILENO;
+	j->err_fd = STDERR_FILENO;
+	if (o->stdout_path && open_output("--stdout", o->stdout_path, &j->out_fd, err) < 0)
+		return -1;
+	j->own_out = o->stdout_path != NULL;
+	if (o->stderr_path && open_output("--stderr", o->stderr_path, &j->err_fd, err) < 0)
+		return -1;
+	j->own_err = o->stderr_path != NULL;
+	j->stdio[0] = strcmp(in, "-") ? open(in, O_RDONLY | O_CLOEXEC | O_NOCTTY)
+	                              : fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (j->stdio[0] < 0)
+		return brig_error_setp(err, errno, "--stdin \"%s\"", in);
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		brig_error_setp(err, errno, "pipe");
+		for (int i = 0; i < 2; i++)
+			if (out[i] >= 0)
+				close(out[i]);
+		return -1;
+	}
+	fcntl(out[0], F_SETFL, O_NONBLOCK);
+	fcntl(errp[0], F_SETFL, O_NONBLOCK);
+	j->stdio[1] = out[1];
+	j->stdio[2] = errp[1];
+	brig_job_stream_init(&j->so, out[0], j->out_fd, o->output_limit);
+	brig_job_stream_init(&j->se, errp[0], j->err_fd, o->output_limit);
+	return 0;
+}
+
+static void close_init_stdio(struct job *j)
+{
+	for (int i = 0; i < 3; i++)
+		if (j->stdio[i] >= 0)
+			close(TAKE_FD(j->stdio[i]));
+}
+
+static int write_config(struct job *j, struct brig_error *err)
+{
+	struct brig_job_plan plan = {
+		.o = j->o,
+		.base = j->o->bundle ? j->base.config : NULL,
+		.rootfs = j->root.merged,
+		.host_id = j->root.host_id,
+	};
+	_cleanup_free_ char *text = brig_job_config(&plan, err);
+
+	if (!text)
+		return -1;
+	return brig_write_file_atomic(j->root.dirfd, "config.json", text, strlen(text), 0600, err);
+}
+
+/* Build everything up to the started job. */
+static int start(struct job *j, struct brig_error *err)
+{
+	const struct brig_job_opts *o = j->o;
+	const struct brig_process *bp = j->o->bundle ? j->base.config->process : NULL;
+	uint32_t uid = o->has_user ? o->uid : bp ? bp->user.uid : 0;
+	uint32_t gid = o->has_user ? o->gid : bp ? bp->user.gid : 0;
+	struct brig_create_opts co = {
+		.id = j->id,
+		.run = true,
+		.detach = true,
+		.stdio = j->stdio,
+		.parent_death = true,
+		.pidfd = &j->pidfd,
+	};
+
+	if (load_base(j, err) < 0)
+		return -1;
+	if (brig_job_private_mounts(err) < 0)
+		return -1;
+	if (open_stdio(j, err) < 0)
+		return -1;
+	if (brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0)
+		return -1;
+	if (brig_job_root_mount(&j->root, j->rootfs, o->writable, err) < 0)
+		return -1;
+	if (write_config(j, err) < 0)
+		return -1;
+	for (size_t i = 0; i < o->n_copy_in; i++)
+		if (brig_job_copy_in(&j->root, o->copy_in[i].host, o->copy_in[i].path, uid, gid,
+		                     err) < 0)
+			return brig_error_wrap(err, "--copy-in");
+	co.bundle = j->root.dir;
+	if (brig_container_create(j->ctx, &co, NULL, err) < 0)
+		return -1;
+	j->created = true;
+	close_init_stdio(j);
+	return 0;
+}
+
+/* ---------------------------------------------------------- the watch */
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static void kill_job(struct job *j)
+{
+	pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0);
+}
+
+static void reap(struct job *j)
+{
+	siginfo_t si = { 0 };
+
+	if (waitid(P_PIDFD, (id_t)j->pidfd, &si, WEXITED) < 0)
+		return;
+	if (si.si_code == CLD_EXITED) {
+		j->res.exited = true;
+		j->res.exit_code = si.si_status;
+	} else {
+		j->res.signaled = true;
+		j->res.signal = si.si_status;
+	}
+}
+
+/* Until the init has ended and its pipes are at EOF (or the grace after
+ * its end is over): copy the output, enforce the deadline, end the job on
+ * a signal. */
+static void watch(struct job *j, uint64_t t0)
+{
+	uint64_t deadline = j->o->timeout_ms ? t0 + j->o->timeout_ms : 0, ended_at = 0;
+	bool ended = false, killed = false;
+
+	for (;;) {
+		struct pollfd p[6] = {
+			{ .fd = ended ? -1 : j->pidfd, .events = POLLIN },
+			{ .fd = signal_pipe[0], .events = POLLIN },
+			{ .fd = j->so.in, .events = brig_job_stream_in_events(&j->so) },
+			{ .fd = j->se.in, .events = brig_job_stream_in_events(&j->se) },
+			{ .fd = j->so.out, .events = brig_job_stream_out_events(&j->so) },
+			{ .fd = j->se.out, .events = brig_job_stream_out_events(&j->se) },
+		};
+		uint64_t now = now_ms();
+		int wait = -1;
+
+		if (ended && ((j->so.in < 0 && j->se.in < 0) || now >= ended_at + DRAIN_GRACE_MS))
+			break;
+		if (!ended && !killed && deadline && now >= deadline) {
+			j->res.timed_out = true;
+			killed = true;
+			kill_job(j);
+		}
+		if (!ended && !killed && deadline)
+			wait = (int)(deadline - now);
+		if (ended)
+			wait = (int)(ended_at + DRAIN_GRACE_MS - now);
+		for (int i = 4; i < 6; i++)
+			if (!p[i].events)
+				p[i].fd = -1;
+		if (poll(p, 6, wait) < 0 && errno != EINTR)
+			break;
+		if (p[1].revents & POLLIN) {
+			char c;
+
+			while (read(signal_pipe[0], &c, 1) == 1)
+				;
+			if (!ended && !killed) {
+				j->res.interrupted = got_signal;
+				killed = true;
+				kill_job(j);
+			}
+		}
+		if (p[2].revents)
+			brig_job_stream_read(&j->so, NULL);
+		if (p[3].revents)
+			brig_job_stream_read(&j->se, NULL);
+		if (p[4].revents)
+			brig_job_stream_write(&j->so);
+		if (p[5].revents)
+			brig_job_stream_write(&j->se);
+		if (!ended && (p[0].revents & POLLIN)) {
+			reap(j);
+			ended = true;
+			ended_at = now_ms();
+			j->res.wall_ms = ended_at - t0;
+		}
+	}
+	brig_job_stream_finish(&j->so);
+	brig_job_stream_finish(&j->se);
+}
+
+/* ---------------------------------------------------------- the result */
+
+static const char *reason(const struct job_result *r)
+{
+	if (r->error || r->interrupted)
+		return "error";
+	if (r->timed_out)
+		return "timeout";
+	if (r->oom_killed)
+		return "oom";
+	return r->signaled ? "signaled" : "exited";
+}
+
+static int exit_status(const struct job_result *r)
+{
+	if (r->interrupted)
+		return 128 + r->interrupted;
+	if (r->timed_out)
+		return 124;
+	if (r->signaled)
+		return 128 + r->signal;
+	return r->exit_code;
+}
+
+static void write_result(struct job *j, struct brig_error *err)
+{
+	const struct job_result *r = &j->res;
+	const char *abbrev = r->signaled ? sigabbrev_np(r->signal) : NULL;
+	_cleanup_free_ char *sig = abbrev ? brig_xasprintf("SIG%s", abbrev) : NULL;
+	_cleanup_free_ char *text = NULL;
+	struct brig_jsonw w;
+	int fd;
+
+	brig_jsonw_init(&w, NULL);
+	brig_jsonw_object_begin(&w);
+	brig_jsonw_kv_string(&w, "id", j->id);
+	brig_jsonw_key(&w, "exit_code");
+	if (r->exited)
+		brig_jsonw_int(&w, r->exit_code);
+	else
+		brig_jsonw_null(&w);
+	brig_jsonw_kv_string(&w, "signal", sig);
+	brig_jsonw_kv_string(&w, "reason", reason(r));
+	brig_jsonw_kv_string(&w, "error", r->error);
+	brig_jsonw_kv_uint(&w, "wall_ms", r->wall_ms);
+	brig_jsonw_kv_uint(&w, "cpu_user_ms", r->usage.cpu_user_ns / 1000000);
+	brig_jsonw_kv_uint(&w, "cpu_system_ms", r->usage.cpu_system_ns / 1000000);
+	brig_jsonw_kv_uint(&w, "memory_peak_bytes", r->usage.memory_peak);
+	brig_jsonw_key(&w, "pids_peak");
+	if (r->usage.has_pids_peak)
+		brig_jsonw_uint(&w, r->usage.pids_peak);
+	else
+		brig_jsonw_null(&w);
+	brig_jsonw_kv_uint(&w, "stdout_bytes", j->so.total);
+	brig_jsonw_kv_uint(&w, "stderr_bytes", j->se.total);
+	brig_jsonw_kv_uint(&w, "stdout_dropped_bytes", j->so.dropped);
+	brig_jsonw_kv_uint(&w, "stderr_dropped_bytes", j->se.dropped);
+	brig_jsonw_kv_uint(&w, "writable_used_bytes", r->writable_used);
+	brig_jsonw_kv_bool(&w, "timed_out", r->timed_out);
+	brig_jsonw_kv_bool(&w, "oom_killed", r->oom_killed);
+	brig_jsonw_object_end(&w);
+	text = brig_jsonw_finish(&w);
+	if (!j->o->result_path)
+		return;
+	if (!strcmp(j->o->result_path, "-")) {
+		if (brig_write_all(STDOUT_FILENO, text, strlen(text)) < 0 ||
+		    brig_write_all(STDOUT_FILENO, "\n", 1) < 0)
+			brig_error_setp(err, errno, "--result: write");
+		return;
+	}
+	fd = open(j->o->result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
+	if (fd < 0 || brig_write_all(fd, text, strlen(text)) < 0 || brig_write_all(fd, "\n", 1) < 0)
+		brig_error_setp(err, errno, "--result \"%s\"", j->o->result_path);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* After the job: its figures, its files, then nothing left of it. */
+static int finish(struct job *j, struct brig_error *err)
+{
+	struct brig_error e = BRIG_ERROR_INIT;
+	int r = 0;
+
+	if (brig_container_usage(j->ctx, j->id, &j->res.usage, &e) < 0)
+		brig_debug("job %s: no figures: %s", j->id, e.msg);
+	brig_error_release(&e);
+	j->res.oom_killed = j->res.usage.oom_kills > 0;
+	j->res.writable_used = brig_job_writable_used(&j->root);
+	if (j->o->export_dir && brig_job_export(&j->root, j->o->export_dir, err) < 0)
+		r = -1;
+	if (brig_container_delete(j->ctx, j->id, true, r < 0 ? &e : err) < 0)
+		r = -1;
+	brig_error_release(&e);
+	j->created = false;
+	return r;
+}
+
+static void job_release(struct job *j)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+
+	if (j->created) {
+		kill_job(j);
+		brig_container_delete(j->ctx, j->id, true, &ignored);
+	}
+	brig_job_root_release(&j->root);
+	close_init_stdio(j);
+	brig_job_stream_release(&j->so);
+	brig_job_stream_release(&j->se);
+	if (j->own_out)
+		close(j->out_fd);
+	if (j->own_err)
+		close(j->err_fd);
+	if (j->pidfd >= 0)
+		close(j->pidfd);
+	brig_bundle_release(&j->base);
+	brig_error_release(&ignored);
+	free(j->rootfs);
+	free(j->res.error);
+	free(j->id);
+}
+
+/* gc: a dead brig's container, if it got that far */
+static void reap_dead(const char *id, void *data)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+
+	if (brig_container_delete(data, id, true, &ignored) < 0)
+		brig_debug("job gc: %s: %s", id, ignored.msg);
+	brig_error_release(&ignored);
+}
+
+int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
+{
+	return brig_job_root_gc(ctx->root, reap_dead, (void *)ctx, err);
+}
+
+int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, int *status,
+                 struct brig_error *err)
+{
+	struct job j = {
+		.ctx = ctx,
+		.o = o,
+		.base = BRIG_BUNDLE_INIT,
+		.root = BRIG_JOB_ROOT_INIT,
+		.stdio = { -1, -1, -1 },
+		.out_fd = -1,
+		.err_fd = -1,
+		.so = { .in = -1 },
+		.se = { .in = -1 },
+		.pidfd = -1,
+	};
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	uint64_t t0;
+	int r = -1;
+
+	if (check_opts(o, err) < 0)
+		return -1;
+	if (o->id && brig_id_validate(o->id, err) < 0)
+		return brig_error_wrap(err, "--id");
+	j.id = o->id ? brig_xstrdup(o->id) : new_id();
+	if (catch_signals(err) < 0)
+		goto out;
+	/* a job's fds are its stdio: none of brig's caller's go in */
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_PID");
+	/* what dead brigs left, before this job adds its own */
+	if (brig_job_gc(ctx, &ignored) < 0)
+		brig_debug("job gc: %s", ignored.msg);
+	t0 = now_ms();
+	if (start(&j, err) < 0) {
+		j.res.error = brig_xstrdup(err->msg);
+		goto out;
+	}
+	watch(&j, t0);
+	if (finish(&j, err) < 0) {
+		j.res.error = brig_xstrdup(err->msg);
+		goto out;
+	}
+	*status = exit_status(&j.res);
+	r = 0;
+out:
+	/* the result last but for the directory: it says what is left */
+	write_result(&j, r < 0 ? &ignored : err);
+	if (r == 0 && err->msg)
+		r = -1;
+	job_release(&j);
+	brig_error_release(&ignored);
+	return r;
+}

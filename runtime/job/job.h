@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * brig job: one call runs an untrusted command in a complete, hardened,
+ * single-use sandbox and reports what happened (docs/brig-job.8 has the
+ * whole contract).  Built on the lifecycle: the job is a container in the
+ * state root, created from a config that job/config.c writes, run in the
+ * foreground with its stdio on pipes, and deleted at the end.
+ */
+#ifndef BRIG_JOB_H
+#define BRIG_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct brig_context;
+struct brig_error;
+
+enum brig_job_network {
+	BRIG_JOB_NET_LOOPBACK, /* a network namespace with lo up */
+	BRIG_JOB_NET_NONE,     /* a network namespace, lo down */
+	BRIG_JOB_NET_HOST,     /* brig's own */
+};
+
+struct brig_job_bind {
+	const char *source, *destination;
+	bool rw;
+};
+
+struct brig_job_tmpfs {
+	const char *path;
+	uint64_t size; /* bytes */
+};
+
+struct brig_job_copy {
+	const char *host, *path;
+};
+
+struct brig_job_opts {
+	const char *id;              /* NULL: generated */
+	const char *rootfs, *bundle; /* one of them */
+	char *const *argv;           /* the command; NULL with a bundle: its process.args */
+	size_t argc;
+	uint64_t timeout_ms;  /* wall clock; 0: none */
+	uint64_t cpu_time_ms; /* RLIMIT_CPU; 0: none */
+	uint64_t memory;      /* bytes; 0: none */
+	uint64_t pids;        /* 0: none */
+	double cpus;          /* 0: unlimited */
+	uint64_t writable;    /* the size of the upper layer's tmpfs */
+	const struct brig_job_tmpfs *tmpfs;
+	size_t n_tmpfs;
+	const struct brig_job_bind *binds;
+	size_t n_binds;
+	const struct brig_job_copy *copy_in;
+	size_t n_copy_in;
+	const char *export_dir;
+	const char *const *env; /* "K=V" */
+	size_t n_env;
+	const char *cwd;
+	bool has_user;
+	uid_t uid;
+	gid_t gid;
+	enum brig_job_network network;
+	uint64_t output_limit;                 /* per stream */
+	const char *stdout_path, *stderr_path; /* NULL: brig's own */
+	const char *stdin_path;                /* NULL: /dev/null; "-": brig's */
+	const char *result_path;               /* NULL: none; "-": stdout */
+	const char *seccomp;                   /* NULL or "default", "unconfined", a file */
+	const char *const *keep_caps;          /* "CAP_NET_RAW" or "NET_RAW" */
+	size_t n_keep_caps;
+};
+
+/*
+ * Run the job.  *@status is brig's exit status: the job's exit code, 128+N
+ * for signal N, 124 for a timeout.  -1 with @err (status 125) when the job
+ * could not be run; nothing is left behind either way.
+ */
+int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, int *status,
+                 struct brig_error *err);
+
+/* Remove every job whose brig is gone: its container, cgroup, state. */
+int brig_job_gc(const struct brig_context *ctx, struct brig_error *err);
+
+#endif

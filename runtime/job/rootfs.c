@@ -1,0 +1,427 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A job's directory, its id range and its root (internal.h): a size-capped
+ * tmpfs for every write, over the caller's rootfs idmapped read-only, as
+ * one overlay.  The lower directory is never written: the kernel refuses
+ * it (a read-only mount), and overlayfs copies up into the tmpfs.
+ */
+#include "config.h"
+#include "job/internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "linux/copyup.h"
+#include "linux/idmap.h"
+#include "linux/resolve.h"
+#include "linux/syscalls.h"
+#include "spec/spec.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/fs.h"
+
+/* Without a "brig" entry in /etc/subuid and /etc/subgid, jobs map their ids
+ * to host ids from here: 1024 ranges of 65536 (brig-job(8)). */
+#define JOB_ID_BASE 1073741824u
+#define JOB_ID_RANGES 1024u
+/*
+ * Where a job's mounts are made, in brig's private mount namespace: a
+ * tmpfs mounted over this directory holds w, lower and rootfs.  Not under
+ * the state root: the job's init resolves root.path as the job's root,
+ * an unprivileged host id, which the state root's 0700 would stop (and
+ * every job has a namespace of its own, so one path serves them all).
+ */
+#define JOB_MNT "/run/brig-job"
+
+/* A directory left half-made (".new-*") by a brig killed at once is gc'd
+ * only when older than this: younger, it may be a claim in progress. */
+#define JOB_NEW_GRACE_S 60
+
+/* The "brig" entry of @file: its first id and how many. */
+static bool subid_range(const char *file, uint32_t *start, uint32_t *count)
+{
+	_cleanup_fclose_ FILE *f = fopen(file, "re");
+	unsigned long s, n;
+	char name[64];
+
+	while (f && fscanf(f, " %63[^:\n]:%lu:%lu", name, &s, &n) == 3)
+		if (!strcmp(name, "brig") && s <= UINT32_MAX && n <= UINT32_MAX - s) {
+			*start = (uint32_t)s;
+			*count = (uint32_t)n;
+			return true;
+		}
+	return false;
+}
+
+/* Lock one free range of ids, trying from one that depends on the pid so
+ * that concurrent jobs rarely try the same lock first. */
+static int claim_ids(struct brig_job_root *r, struct brig_error *err)
+{
+	uint32_t start = JOB_ID_BASE, n = JOB_ID_RANGES, us, uc, gs, gc;
+	_cleanup_free_ char *locks = brig_xasprintf("%s/.ids", r->jobs);
+	_cleanup_close_ int dirfd = -1;
+
+	if (subid_range("/etc/subuid", &us, &uc) && subid_range("/etc/subgid", &gs, &gc) &&
+	    us == gs && uc >= BRIG_JOB_IDS) {
+		start = us;
+		n = (uc < gc ? uc : gc) / BRIG_JOB_IDS;
+	}
+	if (mkdir(locks, 0700) < 0 && errno != EEXIST)
+		return brig_error_setp(err, errno, "mkdir \"%s\"", locks);
+	dirfd = open(locks, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", locks);
+	for (uint32_t k = 0; k < n; k++) {
+		uint32_t slot = (uint32_t)(getpid() + k) % n;
+		char name[16];
+		int fd;
+
+		snprintf(name, sizeof(name), "%u", slot);
+		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd < 0)
+			return brig_error_setp(err, errno, "open \"%s/%s\"", locks, name);
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			r->idfd = fd;
+			r->host_id = start + slot * BRIG_JOB_IDS;
+			return 0;
+		}
+		close(fd);
+	}
+	return brig_error_setp(err, EBUSY,
+	                       "no free id range for the job's user namespace (%u in use)", n);
+}
+
+int brig_job_private_mounts(struct brig_error *err)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return brig_error_setp(err, errno, "unshare(CLONE_NEWNS)");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		return brig_error_setp(err, errno, "make / private");
+	return 0;
+}
+
+int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const char *id,
+                        struct brig_error *err)
+{
+	_cleanup_free_ char *tmp = NULL;
+
+	r->jobs = brig_xasprintf("%s/jobs", state_root);
+	if (brig_mkdir_p(r->jobs, 0700, err) < 0)
+		return -1;
+	/* made under a name gc leaves alone, locked, then renamed: gc never
+	 * sees an unlocked job directory that is not a dead brig's */
+	tmp = brig_xasprintf("%s/.new-%s", r->jobs, id);
+	r->dir = brig_xasprintf("%s/%s", r->jobs, id);
+	if (mkdir(tmp, 0700) < 0)
+		return brig_error_setp(err, errno, "mkdir \"%s\"", tmp);
+	r->dirfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (r->dirfd < 0 || flock(r->dirfd, LOCK_EX) < 0) {
+		brig_error_setp(err, errno, "lock \"%s\"", tmp);
+		rmdir(tmp);
+		return -1;
+	}
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, r->dir, RENAME_NOREPLACE) < 0) {
+		int e = errno;
+
+		rmdir(tmp);
+		close(TAKE_FD(r->dirfd));
+		if (e == EEXIST)
+			return brig_error_setp(err, e, "job \"%s\" exists", id);
+		return brig_error_setp(err, e, "rename \"%s\"", tmp);
+	}
+	r->merged = brig_xstrdup(JOB_MNT "/rootfs");
+	return claim_ids(r, err);
+}
+
+static int mkdirs(int dirfd, const char *const *names, struct brig_error *err)
+{
+	for (; *names; names++)
+		if (mkdirat(dirfd, *names, 0700) < 0 && errno != EEXIST)
+			return brig_error_setp(err, errno, "mkdir \"%s\"", *names);
+	return 0;
+}
+
+/* @rootfs, read-only, its files' owners seen through the job's ids. */
+static int idmapped_lower(const struct brig_job_root *r, int base, const char *rootfs,
+                          struct brig_error *err)
+{
+	struct brig_id_mapping map = { .container_id = 0,
+		                       .host_id = r->host_id,
+		                       .size = BRIG_JOB_IDS };
+	struct brig_linux maps = {
+		.uid_mappings = &map, .n_uid_mappings = 1, .gid_mappings = &map, .n_gid_mappings = 1
+	};
+	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY |
+		                               MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
+	_cleanup_close_ int userns = brig_idmap_userns(&maps, err);
+	_cleanup_close_ int tree = -1;
+
+	if (userns < 0)
+		return -1;
+	tree = open_tree(AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (tree < 0)
+		return brig_error_setp(err, errno, "--rootfs: open \"%s\"", rootfs);
+	attr.userns_fd = (uint64_t)userns;
+	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
+		return brig_error_setp(err, errno, "--rootfs: idmap \"%s\"", rootfs);
+	if (move_mount(tree, "", base, "lower", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		return brig_error_setp(err, errno, "--rootfs: attach \"%s\"", rootfs);
+	return 0;
+}
+
+int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t writable,
+                        struct brig_error *err)
+{
+	_cleanup_free_ char *opts =
+	    brig_xasprintf("size=%llu,mode=0755", (unsigned long long)writable);
+	_cleanup_close_ int base = -1, w = -1;
+	struct stat st;
+
+	if (stat(rootfs, &st) < 0)
+		return brig_error_setp(err, errno, "--rootfs \"%s\"", rootfs);
+	if (brig_mkdir_p(JOB_MNT, 0755, err) < 0)
+		return -1;
+	if (mount("tmpfs", JOB_MNT, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+	          "size=64k,mode=0755") < 0)
+		return brig_error_setp(err, errno, "mount tmpfs on \"%s\"", JOB_MNT);
+	r->mounted = true;
+	base = open(JOB_MNT, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (base < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", JOB_MNT);
+	if (mkdirs(base, (const char *const[]){ "w", "lower", "rootfs", NULL }, err) < 0)
+		return -1;
+	if (mount("tmpfs", JOB_MNT "/w", "tmpfs", MS_NOSUID | MS_NODEV, opts) < 0)
+		return brig_error_setp(err, errno, "--writable: mount tmpfs (%s)", opts);
+	w = open(JOB_MNT "/w", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (w < 0)
+		return brig_error_setp(err, errno, "open \"%s/w\"", JOB_MNT);
+	/* the upper directory is the job's root directory: the job's root
+	 * owns it, with the rootfs's mode */
+	if (mkdirs(w, (const char *const[]){ "upper", "work", NULL }, err) < 0)
+		return -1;
+	if (fchownat(w, "upper", r->host_id, r->host_id, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    fchmodat(w, "upper", st.st_mode & 07777, 0) < 0)
+		return brig_error_setp(err, errno, "prepare \"%s/w/upper\"", JOB_MNT);
+	if (idmapped_lower(r, base, rootfs, err) < 0)
+		return -1;
+	if (mount("overlay", JOB_MNT "/rootfs", "overlay", MS_NOSUID | MS_NODEV,
+	          "lowerdir=" JOB_MNT "/lower,upperdir=" JOB_MNT "/w/upper,workdir=" JOB_MNT
+	          "/w/work") < 0)
+		return brig_error_setp(err, errno, "mount the overlay of \"%s\"", rootfs);
+	return 0;
+}
+
+/* Every entry under @dirfd, and @dirfd itself, owned by @uid/@gid. */
+static int chown_tree(int dirfd, uid_t uid, gid_t gid, unsigned int depth)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *e;
+	int fd;
+
+	if (depth > 128 || fchown(dirfd, uid, gid) < 0)
+		return -1;
+	fd = dup(dirfd);
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		_cleanup_close_ int sub = -1;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fchownat(dirfd, e->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+			return -1;
+		if (e->d_type != DT_DIR)
+			continue;
+		sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 || chown_tree(sub, uid, gid, depth + 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int copy_file(int in, int dirfd, const char *name, mode_t mode, struct brig_error *err)
+{
+	_cleanup_close_ int out =
+	    openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
+	char buf[65536];
+	ssize_t n;
+
+	if (out < 0)
+		return brig_error_setp(err, errno, "create \"%s\"", name);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (brig_write_all(out, buf, (size_t)n) < 0)
+			return brig_error_setp(err, errno, "write \"%s\"", name);
+	if (n < 0)
+		return brig_error_setp(err, errno, "read");
+	return TAKE_FD(out);
+}
+
+int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char *path,
+                     uint32_t uid, uint32_t gid, struct brig_error *err)
+{
+	_cleanup_free_ char *clean = brig_path_clean(path);
+	_cleanup_close_ int src = -1, root = -1, parent = -1, dst = -1;
+	const char *base;
+	struct stat st;
+	uid_t hu = r->host_id + uid;
+	gid_t hg = r->host_id + gid;
+
+	src = open(host, O_RDONLY | O_CLOEXEC);
+	if (src < 0 || fstat(src, &st) < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", host);
+	if (!strcmp(clean, "/"))
+		return brig_error_set(err, "\"%s\" is the root", path);
+	base = strrchr(clean, '/') + 1;
+	clean[base - clean - 1 ? base - clean - 1 : 1] = '\0';
+	root = open(r->merged, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", r->merged);
+	/* inside the job's root, whatever its symlinks say */
+	parent = brig_mkpath_in_root(root, clean, BRIG_MKPATH_DIR, err);
+	if (parent < 0)
+		return -1;
+	dst = brig_open_in_root(parent, ".", O_RDONLY | O_DIRECTORY, 0);
+	if (dst < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", clean);
+	if (S_ISDIR(st.st_mode)) {
+		_cleanup_close_ int sub = -1;
+
+		if (mkdirat(dst, base, st.st_mode & 0777) < 0 && errno != EEXIST)
+			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
+		sub = openat(dst, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0)
+			return brig_error_setp(err, errno, "open \"%s\"", path);
+		if (brig_copy_tree(src, sub, err) < 0)
+			return -1;
+		if (chown_tree(sub, hu, hg, 0) < 0)
+			return brig_error_setp(err, errno, "chown \"%s\"", path);
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode))
+		return brig_error_set(err, "\"%s\" is not a regular file or a directory", host);
+	{
+		_cleanup_close_ int out = copy_file(src, dst, base, st.st_mode, err);
+
+		if (out < 0)
+			return -1;
+		if (fchown(out, hu, hg) < 0 || fchmod(out, st.st_mode & 0777) < 0)
+			return brig_error_setp(err, errno, "chown \"%s\"", path);
+	}
+	return 0;
+}
+
+int brig_job_export(const struct brig_job_root *r, const char *dir, struct brig_error *err)
+{
+	const char *upper = JOB_MNT "/w/upper";
+	_cleanup_close_ int src = -1, dst = -1;
+
+	(void)r;
+
+	if (brig_mkdir_p(dir, 0755, err) < 0)
+		return brig_error_wrap(err, "--export");
+	src = open(upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (src < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", upper);
+	dst = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dst < 0)
+		return brig_error_setp(err, errno, "--export: open \"%s\"", dir);
+	/* overlayfs's whiteouts (character devices) are not copied: what the
+	 * job deleted is simply absent */
+	if (brig_copy_tree(src, dst, err) < 0)
+		return brig_error_wrap(err, "--export");
+	if (chown_tree(dst, geteuid(), getegid(), 0) < 0)
+		return brig_error_setp(err, errno, "--export: chown \"%s\"", dir);
+	return 0;
+}
+
+uint64_t brig_job_writable_used(const struct brig_job_root *r)
+{
+	struct statfs sf;
+
+	if (!r->mounted || statfs(JOB_MNT "/w", &sf) < 0)
+		return 0;
+	return (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
+}
+
+/* What a job directory holds once nothing is mounted on it. */
+static void remove_dir(int jobsfd, const char *name)
+{
+	_cleanup_close_ int fd =
+	    openat(jobsfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd >= 0) {
+		unlinkat(fd, "config.json", 0);
+		for (const char *const *d = (const char *const[]){ "rootfs", "lower", "w", NULL };
+		     *d; d++)
+			unlinkat(fd, *d, AT_REMOVEDIR);
+	}
+	unlinkat(jobsfd, name, AT_REMOVEDIR);
+}
+
+void brig_job_root_release(struct brig_job_root *r)
+{
+	_cleanup_close_ int jobs = r->jobs ? open(r->jobs, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	/* the whole tree at once: the overlay, lower, w and their base */
+	if (r->mounted)
+		umount2(JOB_MNT, MNT_DETACH);
+	if (r->dirfd >= 0 && jobs >= 0)
+		remove_dir(jobs, strrchr(r->dir, '/') + 1);
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	if (r->idfd >= 0)
+		close(r->idfd);
+	free(r->jobs);
+	free(r->dir);
+	free(r->merged);
+	*r = (struct brig_job_root)BRIG_JOB_ROOT_INIT;
+}
+
+/* A ".new-*" directory older than the grace period. */
+static bool stale_new(int jobsfd, const char *name)
+{
+	struct stat st;
+
+	return fstatat(jobsfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       time(NULL) - st.st_mtime > JOB_NEW_GRACE_S;
+}
+
+int brig_job_root_gc(const char *state_root, void (*reap)(const char *id, void *data), void *data,
+                     struct brig_error *err)
+{
+	_cleanup_free_ char *jobs = brig_xasprintf("%s/jobs", state_root);
+	_cleanup_closedir_ DIR *d = opendir(jobs);
+	struct dirent *e;
+
+	if (!d)
+		return errno == ENOENT ? 0 : brig_error_setp(err, errno, "open \"%s\"", jobs);
+	while ((e = readdir(d))) {
+		bool fresh = !strncmp(e->d_name, ".new-", 5);
+		_cleanup_close_ int fd = -1;
+
+		if (e->d_name[0] == '.' && (!fresh || !stale_new(dirfd(d), e->d_name)))
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		/* held: its brig is alive */
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+			continue;
+		if (!fresh)
+			reap(e->d_name, data);
+		remove_dir(dirfd(d), e->d_name);
+	}
+	return 0;
+}
