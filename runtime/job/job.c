@@ -16,6 +16,7 @@
 #include "config.h"
 #include "job/job.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/pidfd.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -37,6 +39,7 @@
 #include "control.h"
 #include "job/internal.h"
 #include "job/output.h"
+#include "linux/caps.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -73,6 +76,7 @@ struct job {
 	bool own_out, own_err;
 	struct brig_job_stream so, se;
 	int pidfd;
+	int result_fd; /* --result FILE, opened before the job runs */
 	bool created;
 	struct job_result res;
 };
@@ -179,6 +183,16 @@ static int check_opts(const struct brig_job_opts *o, struct brig_error *err)
 		if (access(o->copy_in[i].host, R_OK) < 0)
 			return brig_error_setp(err, errno, "--copy-in \"%s\"", o->copy_in[i].host);
 	}
+	for (size_t i = 0; i < o->n_keep_caps; i++) {
+		const char *c = o->keep_caps[i];
+		_cleanup_free_ char *name =
+		    strncasecmp(c, "CAP_", 4) ? brig_xasprintf("CAP_%s", c) : brig_xstrdup(c);
+
+		for (char *p = name; *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		if (brig_cap_from_name(name) < 0)
+			return brig_error_usage(err, "--keep-caps \"%s\": unknown capability", c);
+	}
 	for (size_t i = 0; i < o->n_env; i++)
 		if (!strchr(o->env[i], '=') || o->env[i][0] == '=')
 			return brig_error_usage(err, "--env \"%s\": expected KEY=VALUE", o->env[i]);
@@ -276,9 +290,8 @@ static int write_config(struct job *j, struct brig_error *err)
 static int start(struct job *j, struct brig_error *err)
 {
 	const struct brig_job_opts *o = j->o;
-	const struct brig_process *bp = j->o->bundle ? j->base.config->process : NULL;
-	uint32_t uid = o->has_user ? o->uid : bp ? bp->user.uid : 0;
-	uint32_t gid = o->has_user ? o->gid : bp ? bp->user.gid : 0;
+	const struct brig_process *bp;
+	uint32_t uid, gid;
 	struct brig_create_opts co = {
 		.id = j->id,
 		.run = true,
@@ -290,6 +303,11 @@ static int start(struct job *j, struct brig_error *err)
 
 	if (load_base(j, err) < 0)
 		return -1;
+	bp = o->bundle ? j->base.config->process : NULL;
+	uid = o->has_user ? o->uid : bp ? bp->user.uid : 0;
+	gid = o->has_user ? o->gid : bp ? bp->user.gid : 0;
+	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
+		return brig_error_wrap(err, "--export");
 	if (brig_job_private_mounts(err) < 0)
 		return -1;
 	if (open_stdio(j, err) < 0)
@@ -523,6 +541,8 @@ static void job_release(struct job *j)
 		close(j->err_fd);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
+	if (j->result_fd >= 0)
+		close(j->result_fd);
 	brig_bundle_release(&j->base);
 	brig_error_release(&ignored);
 	free(j->rootfs);
@@ -559,6 +579,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		.so = { .in = -1 },
 		.se = { .in = -1 },
 		.pidfd = -1,
+		.result_fd = -1,
 	};
 	struct brig_error ignored = BRIG_ERROR_INIT;
 	uint64_t t0;
@@ -569,6 +590,11 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (o->id && brig_id_validate(o->id, err) < 0)
 		return brig_error_wrap(err, "--id");
 	j.id = o->id ? brig_xstrdup(o->id) : new_id();
+	if (o->result_path && strcmp(o->result_path, "-") &&
+	    open_output("--result", o->result_path, &j.result_fd, err) < 0) {
+		free(j.id);
+		return -1;
+	}
 	if (catch_signals(err) < 0)
 		goto out;
 	/* a job's fds are its stdio: none of brig's caller's go in */

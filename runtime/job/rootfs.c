@@ -270,12 +270,33 @@ static int copy_file(int in, int dirfd, const char *name, mode_t mode, struct br
 	return TAKE_FD(out);
 }
 
+/* The directories of @dir (inside @root) that brig made (owned by the
+ * host's root, where the rootfs's own are idmapped) go to the job's user. */
+static void own_made_dirs(int root, const char *dir, uid_t uid, gid_t gid)
+{
+	_cleanup_free_ char *p = brig_xstrdup(dir);
+
+	for (char *slash = p + 1; slash && *slash;) {
+		_cleanup_close_ int fd = -1;
+		struct stat st;
+
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		fd = brig_open_in_root(root, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == 0)
+			fchownat(fd, "", uid, gid, AT_EMPTY_PATH);
+		if (slash)
+			*slash++ = '/';
+	}
+}
+
 int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char *path,
                      uint32_t uid, uint32_t gid, struct brig_error *err)
 {
-	_cleanup_free_ char *clean = brig_path_clean(path);
+	_cleanup_free_ char *clean = brig_path_clean(path), *base = NULL;
 	_cleanup_close_ int src = -1, root = -1, parent = -1, dst = -1;
-	const char *base;
+	char *slash;
 	struct stat st;
 	uid_t hu = r->host_id + uid;
 	gid_t hg = r->host_id + gid;
@@ -285,8 +306,9 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 		return brig_error_setp(err, errno, "open \"%s\"", host);
 	if (!strcmp(clean, "/"))
 		return brig_error_set(err, "\"%s\" is the root", path);
-	base = strrchr(clean, '/') + 1;
-	clean[base - clean - 1 ? base - clean - 1 : 1] = '\0';
+	slash = strrchr(clean, '/');
+	base = brig_xstrdup(slash + 1);
+	slash[slash == clean ? 1 : 0] = '\0';
 	root = open(r->merged, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", r->merged);
@@ -294,6 +316,7 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 	parent = brig_mkpath_in_root(root, clean, BRIG_MKPATH_DIR, err);
 	if (parent < 0)
 		return -1;
+	own_made_dirs(root, clean, hu, hg);
 	dst = brig_open_in_root(parent, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (dst < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", clean);
