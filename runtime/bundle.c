@@ -11,6 +11,7 @@
 #include "spec/spec.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "watch.h"
 
 int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *err)
 {
@@ -36,7 +37,7 @@ int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *
 		return -1;
 	if (!b->config->process)
 		return brig_error_set(err, "config.json: process: is required");
-	return 0;
+	return brig_watch_check(b->config->annotations, b->config->n_annotations, err);
 }
 
 void brig_bundle_release(struct brig_bundle *b)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "job/job.h"
-#include "job/units.h"
+#include "util/units.h"
 #include "util/error.h"
 
 enum {

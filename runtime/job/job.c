@@ -39,6 +39,7 @@
 #include "control.h"
 #include "job/internal.h"
 #include "job/output.h"
+#include "result.h"
 #include "linux/caps.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
@@ -52,17 +53,6 @@
  * namespace's other processes are being killed) before brig stops
  * waiting for them. */
 #define DRAIN_GRACE_MS 2000
-
-struct job_result {
-	bool exited, signaled;
-	int exit_code, signal;
-	bool timed_out, oom_killed;
-	int interrupted; /* the signal that ended brig's wait, or 0 */
-	char *error;
-	uint64_t wall_ms;
-	struct brig_cgroup_usage usage;
-	uint64_t writable_used;
-};
 
 struct job {
 	const struct brig_context *ctx;
@@ -78,7 +68,8 @@ struct job {
 	int pidfd;
 	int result_fd; /* --result FILE, opened before the job runs */
 	bool created;
-	struct job_result res;
+	struct brig_result res;
+	char *error; /* res.error's storage */
 };
 
 /* ---------------------------------------------------------- signals */
@@ -403,6 +394,9 @@ static void watch(struct job *j, uint64_t t0)
 				;
 			if (!ended && !killed) {
 				j->res.interrupted = got_signal;
+				free(j->error);
+				j->error = brig_xasprintf("brig got SIG%s: the job was killed",
+				                          sigabbrev_np(got_signal));
 				killed = true;
 				kill_job(j);
 			}
@@ -428,18 +422,7 @@ static void watch(struct job *j, uint64_t t0)
 
 /* ---------------------------------------------------------- the result */
 
-static const char *reason(const struct job_result *r)
-{
-	if (r->error || r->interrupted)
-		return "error";
-	if (r->timed_out)
-		return "timeout";
-	if (r->oom_killed)
-		return "oom";
-	return r->signaled ? "signaled" : "exited";
-}
-
-static int exit_status(const struct job_result *r)
+static int exit_status(const struct brig_result *r)
 {
 	if (r->interrupted)
 		return 128 + r->interrupted;
@@ -452,55 +435,25 @@ static int exit_status(const struct job_result *r)
 
 static void write_result(struct job *j, struct brig_error *err)
 {
-	const struct job_result *r = &j->res;
-	const char *abbrev = r->signaled ? sigabbrev_np(r->signal) : NULL;
-	_cleanup_free_ char *sig = abbrev ? brig_xasprintf("SIG%s", abbrev) : NULL;
 	_cleanup_free_ char *text = NULL;
-	struct brig_jsonw w;
 	int fd;
 
-	brig_jsonw_init(&w, NULL);
-	brig_jsonw_object_begin(&w);
-	brig_jsonw_kv_string(&w, "id", j->id);
-	brig_jsonw_key(&w, "exit_code");
-	if (r->exited)
-		brig_jsonw_int(&w, r->exit_code);
-	else
-		brig_jsonw_null(&w);
-	brig_jsonw_kv_string(&w, "signal", sig);
-	brig_jsonw_kv_string(&w, "reason", reason(r));
-	brig_jsonw_kv_string(&w, "error", r->error);
-	brig_jsonw_kv_uint(&w, "wall_ms", r->wall_ms);
-	brig_jsonw_kv_uint(&w, "cpu_user_ms", r->usage.cpu_user_ns / 1000000);
-	brig_jsonw_kv_uint(&w, "cpu_system_ms", r->usage.cpu_system_ns / 1000000);
-	brig_jsonw_kv_uint(&w, "memory_peak_bytes", r->usage.memory_peak);
-	brig_jsonw_key(&w, "pids_peak");
-	if (r->usage.has_pids_peak)
-		brig_jsonw_uint(&w, r->usage.pids_peak);
-	else
-		brig_jsonw_null(&w);
-	brig_jsonw_kv_uint(&w, "stdout_bytes", j->so.total);
-	brig_jsonw_kv_uint(&w, "stderr_bytes", j->se.total);
-	brig_jsonw_kv_uint(&w, "stdout_dropped_bytes", j->so.dropped);
-	brig_jsonw_kv_uint(&w, "stderr_dropped_bytes", j->se.dropped);
-	brig_jsonw_kv_uint(&w, "writable_used_bytes", r->writable_used);
-	brig_jsonw_kv_bool(&w, "timed_out", r->timed_out);
-	brig_jsonw_kv_bool(&w, "oom_killed", r->oom_killed);
-	brig_jsonw_object_end(&w);
-	text = brig_jsonw_finish(&w);
 	if (!j->o->result_path)
 		return;
-	if (!strcmp(j->o->result_path, "-")) {
-		if (brig_write_all(STDOUT_FILENO, text, strlen(text)) < 0 ||
-		    brig_write_all(STDOUT_FILENO, "\n", 1) < 0)
-			brig_error_setp(err, errno, "--result: write");
-		return;
-	}
-	fd = open(j->o->result_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
-	if (fd < 0 || brig_write_all(fd, text, strlen(text)) < 0 || brig_write_all(fd, "\n", 1) < 0)
+	j->res.id = j->id;
+	j->res.error = j->error;
+	j->res.has_streams = true;
+	j->res.stdout_bytes = j->so.total;
+	j->res.stderr_bytes = j->se.total;
+	j->res.stdout_dropped = j->so.dropped;
+	j->res.stderr_dropped = j->se.dropped;
+	j->res.has_writable = true;
+	text = brig_result_json(&j->res);
+	fd = strcmp(j->o->result_path, "-") ? j->result_fd : STDOUT_FILENO;
+	if (fd < 0)
+		return; /* it could not be opened: brig said so */
+	if (brig_write_all(fd, text, strlen(text)) < 0)
 		brig_error_setp(err, errno, "--result \"%s\"", j->o->result_path);
-	if (fd >= 0)
-		close(fd);
 }
 
 /* After the job: its figures, its files, then nothing left of it. */
@@ -546,7 +499,7 @@ static void job_release(struct job *j)
 	brig_bundle_release(&j->base);
 	brig_error_release(&ignored);
 	free(j->rootfs);
-	free(j->res.error);
+	free(j->error);
 	free(j->id);
 }
 
@@ -605,12 +558,12 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		brig_debug("job gc: %s", ignored.msg);
 	t0 = now_ms();
 	if (start(&j, err) < 0) {
-		j.res.error = brig_xstrdup(err->msg);
+		j.error = brig_xstrdup(err->msg);
 		goto out;
 	}
 	watch(&j, t0);
 	if (finish(&j, err) < 0) {
-		j.res.error = brig_xstrdup(err->msg);
+		j.error = brig_xstrdup(err->msg);
 		goto out;
 	}
 	*status = exit_status(&j.res);

@@ -64,12 +64,16 @@ static bool subid_range(const char *file, uint32_t *start, uint32_t *count)
 	return false;
 }
 
+/* The locks of the id ranges: one set for the whole host, whatever the
+ * state root, since every job's ids are the host's. */
+#define JOB_ID_LOCKS "/run/brig-job-ids"
+
 /* Lock one free range of ids, trying from one that depends on the pid so
  * that concurrent jobs rarely try the same lock first. */
 static int claim_ids(struct brig_job_root *r, struct brig_error *err)
 {
 	uint32_t start = JOB_ID_BASE, n = JOB_ID_RANGES, us, uc, gs, gc;
-	_cleanup_free_ char *locks = brig_xasprintf("%s/.ids", r->jobs);
+	const char *locks = JOB_ID_LOCKS;
 	_cleanup_close_ int dirfd = -1;
 
 	if (subid_range("/etc/subuid", &us, &uc) && subid_range("/etc/subgid", &gs, &gc) &&
@@ -77,8 +81,8 @@ static int claim_ids(struct brig_job_root *r, struct brig_error *err)
 		start = us;
 		n = (uc < gc ? uc : gc) / BRIG_JOB_IDS;
 	}
-	if (mkdir(locks, 0700) < 0 && errno != EEXIST)
-		return brig_error_setp(err, errno, "mkdir \"%s\"", locks);
+	if (brig_mkdir_p(locks, 0700, err) < 0)
+		return -1;
 	dirfd = open(locks, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", locks);

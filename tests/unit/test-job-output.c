@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "job/output.h"
-#include "job/units.h"
+#include "util/units.h"
 #include "tap.h"
 #include "util/error.h"
 

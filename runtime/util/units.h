@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The values of brig job's flags: durations and sizes as users write them. */
-#ifndef BRIG_JOB_UNITS_H
-#define BRIG_JOB_UNITS_H
+/* Durations and sizes as users write them (brig job's flags, the
+ * run.brig.job.timeout annotation). */
+#ifndef BRIG_UTIL_UNITS_H
+#define BRIG_UTIL_UNITS_H
 
 #include <stdint.h>
 

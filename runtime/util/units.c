@@ -6,7 +6,7 @@
  * and sum is checked against UINT64_MAX, and the whole string must match.
  */
 #include "config.h"
-#include "job/units.h"
+#include "util/units.h"
 
 #include <math.h>
 #include <stdbool.h>

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * How a job ended, as one JSON object with stable field names (brig-job(8)
+ * documents them): written by `brig job --result`, and for a container an
+ * engine made, by the watcher of the run.brig.job.* annotations (watch.h).
+ */
+#ifndef BRIG_RESULT_H
+#define BRIG_RESULT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cgroup/cgroup.h"
+
+struct brig_result {
+	const char *id;
+	bool exited, signaled; /* neither: not known (an engine reaped it) */
+	int exit_code, signal;
+	bool timed_out, oom_killed;
+	int interrupted;   /* the signal that ended brig's wait, or 0 */
+	const char *error; /* or NULL */
+	uint64_t wall_ms;
+	struct brig_cgroup_usage usage;
+	bool has_streams; /* brig copied stdout and stderr */
+	uint64_t stdout_bytes, stderr_bytes, stdout_dropped, stderr_dropped;
+	bool has_writable; /* brig made the writable layer */
+	uint64_t writable_used;
+};
+
+/* "exited", "signaled", "timeout", "oom" or "error" */
+const char *brig_result_reason(const struct brig_result *r);
+/* The JSON object, one line with a trailing newline; heap. */
+char *brig_result_json(const struct brig_result *r);
+
+#endif

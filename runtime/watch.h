@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * brig job's deadline and result for containers that engines make: a
+ * bundle whose annotations say
+ *
+ *   "run.brig.job.timeout": "30s"           kill every process at 30 s
+ *   "run.brig.job.result": "/abs/path.json" write the result there
+ *
+ * gets, when it starts, a watcher: a small detached process (no daemon:
+ * it lives as long as the container) that waits for the container's end
+ * or its deadline, kills the whole container at the deadline, and writes
+ * the result (result.h) when it has ended.  The engine reaps the
+ * container's process, not brig, so exit_code and signal are what the
+ * watcher could read of it before the engine reaped it (null else).
+ */
+#ifndef BRIG_WATCH_H
+#define BRIG_WATCH_H
+
+#include <stddef.h>
+
+struct brig_error;
+struct brig_kv;
+struct brig_state;
+
+#define BRIG_ANN_JOB_TIMEOUT "run.brig.job.timeout"
+#define BRIG_ANN_JOB_RESULT "run.brig.job.result"
+
+/* The annotations' values, checked when the bundle is loaded; the error
+ * names the annotation. */
+int brig_watch_check(const struct brig_kv *ann, size_t n, struct brig_error *err);
+
+/* After the container's process started: the watcher, when the
+ * annotations ask for one (nothing else).  @root is the state root. */
+int brig_watch_spawn(const char *root, const struct brig_state *s, struct brig_error *err);
+
+#endif
