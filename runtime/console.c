@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 
@@ -132,6 +133,22 @@ void brig_console_prepare(int master)
 		t.c_oflag &= ~(tcflag_t)ONLCR;
 		tcsetattr(master, TCSANOW, &t);
 	}
+}
+
+int brig_console_receive(int sync_fd, const char *who, int console, int *master,
+                         struct brig_error *err)
+{
+	*master = brig_sync_expect_fd(sync_fd, BRIG_SYNC_PTY_MASTER, who, err);
+	if (*master < 0)
+		return -1;
+	if (console < 0) {
+		brig_console_prepare(*master);
+		return 0;
+	}
+	if (brig_console_send(console, *master, err) < 0)
+		return -1;
+	close(TAKE_FD(*master));
+	return 0;
 }
 
 void brig_relay_start(struct brig_relay *r, int master)

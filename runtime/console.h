@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * process.terminal, brig's side: the master of the container's pty comes
- * from the init (sync.h) and goes either to --console-socket (create, run
- * --detach) or, for a foreground `run`, is relayed to and from brig's own
+ * from the init, or an exec'd process's from that process (sync.h), and
+ * goes either to --console-socket (create, run --detach, exec --detach)
+ * or, for a foreground `run` or `exec`, is relayed to and from brig's own
  * stdio as runc does.  The container's side is linux/terminal.h.
  */
 #ifndef BRIG_CONSOLE_H
@@ -27,6 +28,17 @@ int brig_console_connect(const char *path, struct brig_error *err);
 
 /* Send @master over @sock (SCM_RIGHTS, with the name runc sends). */
 int brig_console_send(int sock, int master, struct brig_error *err);
+
+/*
+ * The master of a process's pty (the init's, or an exec'd process's) as it
+ * comes over the sync socket @sync_fd, PTY_MASTER (sync.h; @who names the
+ * sender in errors): it goes on to --console-socket (@console, connected),
+ * *@master then -1, or stays in *@master for the relay of a foreground run
+ * or exec, sized like brig's terminal (brig_console_prepare).  *@master is
+ * the caller's to close, after a failure too.
+ */
+int brig_console_receive(int sync_fd, const char *who, int console, int *master,
+                         struct brig_error *err);
 
 /*
  * The foreground relay: brig's stdin to the master, the master to brig's

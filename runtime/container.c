@@ -70,6 +70,23 @@ void brig_forwarded_signals(sigset_t *set)
 		sigaddset(set, sigs[i]);
 }
 
+void brig_foreground_signals(bool foreground, bool subreaper, sigset_t *fwd, sigset_t *saved)
+{
+	brig_forwarded_signals(fwd);
+	if (!foreground) {
+		sigprocmask(SIG_BLOCK, NULL, saved);
+		return;
+	}
+	if (subreaper)
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	sigprocmask(SIG_BLOCK, fwd, saved);
+	/* an ignored signal never reaches the signalfd: a `brig run &` of a
+	 * script ignores SIGINT, and runc forwards it anyway */
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(fwd, sig))
+			signal(sig, SIG_DFL);
+}
+
 /* Wait for the init (our child) and forward signals; 128+N for signal N.
  * With a terminal (@master >= 0), relay it to and from brig's stdio. */
 int brig_wait_foreground(int pidfd, const sigset_t *fwd, int master, int *status,

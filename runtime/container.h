@@ -64,6 +64,15 @@ int brig_open_init(const struct brig_state *s);
 int brig_write_pid_file(const char *path, pid_t pid, struct brig_error *err);
 /* The signals a foreground run or exec passes on to its process. */
 void brig_forwarded_signals(sigset_t *set);
+/*
+ * Before a run or exec clones its process: *@fwd is the forwarded signals;
+ * in the @foreground they are blocked (and set to their default action,
+ * ignored ones too) for brig_wait_foreground to take from a signalfd, and
+ * with @subreaper brig becomes a child subreaper (run, unless
+ * --no-subreaper: orphans below it come back to brig).  *@saved is brig's
+ * mask as it was, for the process to take back before execve.
+ */
+void brig_foreground_signals(bool foreground, bool subreaper, sigset_t *fwd, sigset_t *saved);
 /* Wait for the process of @pidfd (a child), forwarding the signals of
  * @fwd (blocked by the caller) and relaying the pty @master (or -1);
  * *@status is its exit status, 128+N for signal N. */

@@ -241,39 +241,28 @@ static int prepare_seccomp(struct create_job *j, struct brig_error *err)
  */
 static int seccomp_listener(struct create_job *j, const char *id, struct brig_error *err)
 {
-	_cleanup_close_ int fd = -1;
 	struct brig_state s;
 
 	if (!j->seccomp.notify)
 		return 0;
-	fd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_SECCOMP_FD, "container init", err);
-	if (fd < 0)
-		return -1;
 	job_state(j, id, &s);
 	s.status = BRIG_STATUS_CREATING;
-	return brig_seccomp_send_listener(j->bundle.config->linux->seccomp, fd, s.pid, &s, err);
+	return brig_sync_seccomp_listener(j->sock[0], "container init",
+	                                  j->bundle.config->linux->seccomp, s.pid, &s, err);
 }
 
 /*
  * process.terminal: the init sends the master of the container's pty
- * (sync.h).  It goes on to --console-socket, or stays for the relay of a
- * foreground run, sized like brig's own terminal before the container runs.
+ * (console.h); once it has gone on to --console-socket, that is done with.
  */
 static int receive_pty_master(struct create_job *j, struct brig_error *err)
 {
 	if (!j->bundle.config->process->terminal)
 		return 0;
-	j->master = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_PTY_MASTER, "container init", err);
-	if (j->master < 0)
+	if (brig_console_receive(j->sock[0], "container init", j->console, &j->master, err) < 0)
 		return -1;
-	if (j->console < 0) {
-		brig_console_prepare(j->master);
-		return 0;
-	}
-	if (brig_console_send(j->console, j->master, err) < 0)
-		return -1;
-	close(TAKE_FD(j->master));
-	close(TAKE_FD(j->console));
+	if (j->console >= 0)
+		close(TAKE_FD(j->console));
 	return 0;
 }
 
@@ -650,19 +639,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 			goto fail;
 		}
 	}
-	brig_forwarded_signals(&fwd);
-	if (foreground) {
-		if (!o->no_subreaper)
-			prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-		sigprocmask(SIG_BLOCK, &fwd, &saved);
-		/* an ignored signal never reaches the signalfd: a `brig run &`
-		 * of a script ignores SIGINT, and runc forwards it anyway */
-		for (int sig = 1; sig < NSIG; sig++)
-			if (sigismember(&fwd, sig))
-				signal(sig, SIG_DFL);
-	} else {
-		sigprocmask(SIG_BLOCK, NULL, &saved);
-	}
+	brig_foreground_signals(foreground, !o->no_subreaper, &fwd, &saved);
 	if (spawn_init(&j, o, &saved, err) < 0)
 		goto fail;
 	if (record_state(&j, o, o->run ? BRIG_STATUS_RUNNING : BRIG_STATUS_CREATED, err) < 0)

@@ -634,36 +634,23 @@ static void abort_spawn(struct exec_job *j)
 	}
 }
 
-/* The pty master: to --console-socket, or kept for the relay. */
+/* The pty master (console.h): to --console-socket, or kept for the relay. */
 static int receive_master(struct exec_job *j, struct brig_error *err)
 {
 	if (!j->proc.terminal)
 		return 0;
-	j->master = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_PTY_MASTER, "exec process", err);
-	if (j->master < 0)
-		return -1;
-	if (j->console < 0) {
-		brig_console_prepare(j->master);
-		return 0;
-	}
-	if (brig_console_send(j->console, j->master, err) < 0)
-		return -1;
-	close(TAKE_FD(j->master));
-	return 0;
+	return brig_console_receive(j->sock[0], "exec process", j->console, &j->master, err);
 }
 
-/* A notifying filter: its fd goes on to listenerPath with the state. */
+/* A notifying filter: its fd goes on to listenerPath with the container's
+ * state (status running) and the process's pid. */
 static int seccomp_listener(struct exec_job *j, struct brig_error *err)
 {
-	_cleanup_close_ int fd = -1;
-
 	if (!j->seccomp.notify)
 		return 0;
-	fd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_SECCOMP_FD, "exec process", err);
-	if (fd < 0)
-		return -1;
 	j->c.s->status = BRIG_STATUS_RUNNING;
-	return brig_seccomp_send_listener(j->cfg->linux->seccomp, fd, j->pid, j->c.s, err);
+	return brig_sync_seccomp_listener(j->sock[0], "exec process", j->cfg->linux->seccomp,
+	                                  j->pid, j->c.s, err);
 }
 
 int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_opts *o, int *status,
@@ -711,15 +698,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	brig_entry_release(&j.c.e);
 	/* the state may change under us from here on: no lock is held while
 	 * the process runs (delete kills it with the rest of the cgroup) */
-	brig_forwarded_signals(&fwd);
-	if (!o->detach) {
-		sigprocmask(SIG_BLOCK, &fwd, &j.saved_mask);
-		for (int sig = 1; sig < NSIG; sig++)
-			if (sigismember(&fwd, sig))
-				signal(sig, SIG_DFL);
-	} else {
-		sigprocmask(SIG_BLOCK, NULL, &j.saved_mask);
-	}
+	brig_foreground_signals(!o->detach, false, &fwd, &j.saved_mask);
 	if (spawn(&j, o, err) < 0)
 		goto out;
 	/* the joiner, where it does not enter itself; the process it forks

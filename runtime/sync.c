@@ -257,3 +257,14 @@ int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, struct 
 	notify_fd = r;
 	return brig_sync_send_fd(fd, BRIG_SYNC_SECCOMP_FD, notify_fd, err);
 }
+
+int brig_sync_seccomp_listener(int fd, const char *who, const struct brig_seccomp *sc, pid_t pid,
+                               const struct brig_state *state, struct brig_error *err)
+{
+	_cleanup_close_ int notify_fd = -1;
+
+	notify_fd = brig_sync_expect_fd(fd, BRIG_SYNC_SECCOMP_FD, who, err);
+	if (notify_fd < 0)
+		return -1;
+	return brig_seccomp_send_listener(sc, notify_fd, pid, state, err);
+}

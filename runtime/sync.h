@@ -64,6 +64,7 @@
 #define BRIG_SYNC_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct brig_error;
 
@@ -104,6 +105,16 @@ int brig_sync_expect_text(int fd, enum brig_sync_step expected, const char *who,
  * SECCOMP_FD on @fd: the init's and an exec'd process's step alike. */
 struct brig_seccomp_prog;
 int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, struct brig_error *err);
+
+/* The other end of it, brig's: wait for the SECCOMP_FD of a filter that
+ * notifies and hand the fd on to @sc's listenerPath with @state as the
+ * listener is to see it, @pid the filtered process
+ * (linux/seccomp.h: brig_seccomp_send_listener).  Create's and exec's
+ * step alike; @who names the sender in errors. */
+struct brig_seccomp;
+struct brig_state;
+int brig_sync_seccomp_listener(int fd, const char *who, const struct brig_seccomp *sc, pid_t pid,
+                               const struct brig_state *state, struct brig_error *err);
 
 /* Wait for the peer to close its end; a message instead is an error: an
  * ERROR's own text, else a protocol error. */

@@ -314,6 +314,17 @@ t_pids() {
 	assert_cg c2 pids pids.max max
 }
 
+# rt_budget: a real-time budget (v1) for this file's own cpu cgroup, 5%
+# (cpu.rt_runtime_us 50000), for its containers to take theirs from; taken
+# back when the test ends.  Skips the test where there is none to give.
+rt_budget() {
+	local parent
+	parent=$(own_cpu_cgroup) || skip "no cpu cgroup of our own"
+	[ -f "$parent/cpu.rt_runtime_us" ] || skip "no cpu.rt_runtime_us (no RT_GROUP_SCHED)"
+	echo 50000 >"$parent/cpu.rt_runtime_us" || skip "cannot give $parent a realtime budget"
+	defer sh -c "echo 0 >'$parent/cpu.rt_runtime_us'"
+}
+
 # A real-time scheduling policy in a v1 cpu cgroup without a real-time
 # budget (cpu.rt_runtime_us 0, a new group's): the kernel's bare EPERM at
 # sched_setattr (brig said just that; so does runc 1.2, while runc 1.1.5
@@ -321,12 +332,8 @@ t_pids() {
 # the budget, and nothing is left; with realtimeRuntime the process runs
 # as SCHED_FIFO (policy 1 in /proc/self/sched).
 t_realtime_policy() {
-	local parent
 	[ "$CG" != v2 ] || skip "cgroup v2 has no realtime group scheduling"
-	parent=$(own_cpu_cgroup) || skip "no cpu cgroup of our own"
-	[ -f "$parent/cpu.rt_runtime_us" ] || skip "no cpu.rt_runtime_us (no RT_GROUP_SCHED)"
-	echo 50000 >"$parent/cpu.rt_runtime_us" || skip "cannot give $parent a realtime budget"
-	defer sh -c "echo 0 >'$parent/cpu.rt_runtime_us'"
+	rt_budget
 	mkbundle '.process.scheduler = {policy: "SCHED_FIFO", priority: 1}
 		| .process.capabilities |= with_entries(.value += ["CAP_SYS_NICE"])' \
 		sh -c 'grep "^policy" /proc/self/sched | tr -d " "'
@@ -345,13 +352,9 @@ t_realtime_policy() {
 # v1 only: realtime runtime within what the parent cgroup (this file's
 # own) is given.
 t_realtime() {
-	local parent
 	[ "$CG" != v2 ] || skip "cgroup v2 has no realtime group scheduling (see the v2 error test)"
-	parent=$(own_cpu_cgroup) || skip "no cpu cgroup of our own"
-	[ -f "$parent/cpu.rt_runtime_us" ] || skip "no cpu.rt_runtime_us (no RT_GROUP_SCHED)"
 	# 5% for this file's cgroup, 2% for the container
-	echo 50000 >"$parent/cpu.rt_runtime_us" || skip "cannot give $parent a realtime budget"
-	defer sh -c "echo 0 >'$parent/cpu.rt_runtime_us'"
+	rt_budget
 	mkbundle '.linux.resources.cpu = {realtimePeriod: 100000, realtimeRuntime: 2000}' sleep 100
 	up c1 || return
 	assert_cg c1 cpu cpu.rt_period_us 100000

@@ -324,6 +324,23 @@ t_create_hook_fails() { # STAGE create|run
 	assert_eq "$(jq -r .status "$T/shared/poststop.state" 2>/dev/null)" stopped "poststop ran"
 }
 
+# assert_hook_envs SUFFIX STAGE...: what the hook of each STAGE of
+# t_hook_env_inherited wrote ($T/shared/STAGE.env) is the environment it
+# is to get there: brig's own (HOOKTEST, PATH), the process's in the
+# container (startContainer), or its own "env" (empty, own).  SUFFIX ends
+# each assertion's name.
+assert_hook_envs() {
+	local suffix=$1 s want
+	shift
+	for s in "$@"; do
+		want="inherited|/brig/path:$PATH"
+		[ "$s" = empty ] && want="unset"
+		[ "$s" = own ] && want=own
+		[ "$s" = startContainer ] && want="unset|$(jq -r '.process.env[] | select(startswith("PATH="))[5:]' "$T/b/config.json")"
+		assert_eq "$(cat "$T/shared/$s.env" 2>/dev/null)" "$want" "$s$suffix"
+	done
+}
+
 # A hook without "env" gets the runtime's own environment (runc's hooks
 # are Go exec.Cmds with a nil Env; crun's too): hooks written for them
 # find their helpers on its PATH.  In the container (createContainer,
@@ -332,7 +349,7 @@ t_create_hook_fails() { # STAGE create|run
 # One with "env" gets exactly that, an empty one too.  runc runs the same
 # bundle.
 t_hook_env_inherited() {
-	local s runc want env_of='printf "%s|%s\n" "${HOOKTEST-unset}" "$PATH" >"$0/$1.env"'
+	local s runc env_of='printf "%s|%s\n" "${HOOKTEST-unset}" "$PATH" >"$0/$1.env"'
 	local h='{}' stages='prestart createRuntime poststart poststop'
 	for s in $stages; do
 		h=$(jq -c --arg s "$s" --argjson k "$(sh_hook "$env_of")" \
@@ -350,13 +367,7 @@ t_hook_env_inherited() {
 	run_cmd env -i HOOKTEST=inherited PATH="/brig/path:$PATH" "$BRIG" --root "$T/root" \
 		run --bundle "$T/b" c1
 	assert_rc 0
-	for s in $stages startContainer empty own; do
-		want="inherited|/brig/path:$PATH"
-		[ "$s" = empty ] && want="unset"
-		[ "$s" = own ] && want=own
-		[ "$s" = startContainer ] && want="unset|$(jq -r '.process.env[] | select(startswith("PATH="))[5:]' "$T/b/config.json")"
-		assert_eq "$(cat "$T/shared/$s.env" 2>/dev/null)" "$want" "$s"
-	done
+	assert_hook_envs "" $stages startContainer empty own
 	assert_empty_dir "$T/root"
 	runc=$(side_runc) || return 0
 	rm -f "$T"/shared/*.env
@@ -364,13 +375,7 @@ t_hook_env_inherited() {
 	run_cmd env -i HOOKTEST=inherited PATH="/brig/path:$PATH" "$runc" --root "$T/runc" \
 		run --bundle "$T/b" "r$RANDOM"
 	assert_rc 0
-	for s in prestart createRuntime poststart startContainer empty own; do
-		want="inherited|/brig/path:$PATH"
-		[ "$s" = empty ] && want="unset"
-		[ "$s" = own ] && want=own
-		[ "$s" = startContainer ] && want="unset|$(jq -r '.process.env[] | select(startswith("PATH="))[5:]' "$T/b/config.json")"
-		assert_eq "$(cat "$T/shared/$s.env" 2>/dev/null)" "$want" "$s under runc ($runc)"
-	done
+	assert_hook_envs " under runc ($runc)" prestart createRuntime poststart startContainer empty own
 }
 
 # startContainer hooks run under the container's seccomp filter (runc's
