@@ -44,6 +44,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/proc.h"
+#include "watch.h"
 
 #define EXEC_FIFO "exec.fifo"
 #define KILL_WAIT_MS 10000
@@ -204,6 +205,20 @@ static int start_wait(const struct brig_state *s, int watch, struct brig_error *
  * the container (spec 1.3), which is killed and deleted, as runc and crun
  * do (its poststop hooks run): `state` then says it does not exist.
  */
+/* The run.brig.job.* annotations' watcher (watch.h), once it runs. */
+static int start_watch(const struct brig_context *ctx, const struct brig_state *s, int pidfd,
+                       struct brig_error *err)
+{
+	_cleanup_close_ int own = -1;
+
+	if (!brig_watch_wanted(s->annotations, s->n_annotations))
+		return 0;
+	if (pidfd < 0 && (pidfd = own = brig_open_init(s)) < 0)
+		return brig_error_setp(err, errno, "container \"%s\": its process", s->id);
+	return brig_watch_spawn(ctx->root, s->id, s->annotations, s->n_annotations, pidfd, s->pid,
+	                        err);
+}
+
 static int start_poststart(const struct brig_context *ctx, const struct brig_state *s, int pidfd,
                            struct brig_error *err)
 {
@@ -268,6 +283,8 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		r = start_wait(s, watch, err);
 		if (r == 0 && pidfd >= 0)
 			r = start_poststart(ctx, s, pidfd, err);
+		if (r == 0)
+			r = start_watch(ctx, s, pidfd, err);
 	}
 out:
 	brig_container_ref_close(&c);

@@ -50,6 +50,7 @@
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/proc.h"
+#include "watch.h"
 
 #define EXEC_FIFO "exec.fifo"
 
@@ -671,6 +672,9 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		brig_error_release(&ignored);
 		goto out;
 	}
+	if (o->run && brig_watch_spawn(ctx->root, o->id, j.bundle.config->annotations,
+	                               j.bundle.config->n_annotations, j.pidfd, j.pid, err) < 0)
+		goto out;
 	if (!foreground) {
 		if (o->pidfd)
 			*o->pidfd = TAKE_FD(j.pidfd);

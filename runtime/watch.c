@@ -19,10 +19,10 @@
 #include "control.h"
 #include "result.h"
 #include "spec/spec.h"
-#include "spec/state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/proc.h"
 #include "util/units.h"
 
 static const char *annotation(const struct brig_kv *ann, size_t n, const char *key)
@@ -33,6 +33,11 @@ static const char *annotation(const struct brig_kv *ann, size_t n, const char *k
 		if (!strcmp(ann[i].key, key))
 			v = ann[i].value;
 	return v;
+}
+
+bool brig_watch_wanted(const struct brig_kv *ann, size_t n)
+{
+	return annotation(ann, n, BRIG_ANN_JOB_TIMEOUT) || annotation(ann, n, BRIG_ANN_JOB_RESULT);
 }
 
 int brig_watch_check(const struct brig_kv *ann, size_t n, struct brig_error *err)
@@ -62,38 +67,15 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* How a process that has exited but is not reaped yet ended: the
- * exit_code field (52) of /proc/<pid>/stat.  false when it is gone. */
-static bool zombie_status(pid_t pid, int *status)
-{
-	char path[64], buf[1024];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-	char *p;
-	int field = 2;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
-		return false;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] != 'Z')
-		return false;
-	for (; *p && field < 52; p++)
-		field += *p == ' ';
-	return sscanf(p, "%d", status) == 1;
-}
-
 /* The watcher itself: it never returns. */
-static __attribute__((noreturn)) void watch(const char *root, const struct brig_state *s,
+static __attribute__((noreturn)) void watch(const char *root, const char *id, int pidfd, pid_t pid,
                                             uint64_t timeout_ms, const char *result)
 {
 	struct brig_context ctx = { .root = root };
-	struct brig_result r = { .id = s->id };
+	struct brig_result r = { .id = id };
 	struct brig_error e = BRIG_ERROR_INIT;
 	uint64_t t0 = now_ms();
-	struct pollfd p = { .fd = brig_open_init(s), .events = POLLIN };
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 	int status;
 
 	while (p.fd >= 0) {
@@ -103,7 +85,7 @@ static __attribute__((noreturn)) void watch(const char *root, const struct brig_
 		if (timeout_ms && !r.timed_out) {
 			if (now >= t0 + timeout_ms) {
 				r.timed_out = true;
-				brig_container_kill(&ctx, s->id, SIGKILL, true, &e);
+				brig_container_kill(&ctx, id, SIGKILL, true, &e);
 				brig_error_release(&e);
 				continue;
 			}
@@ -113,13 +95,13 @@ static __attribute__((noreturn)) void watch(const char *root, const struct brig_
 			break;
 	}
 	r.wall_ms = now_ms() - t0;
-	if (zombie_status(s->pid, &status)) {
+	if (brig_pidfd_exit_status(p.fd, pid, &status) == 0) {
 		r.exited = WIFEXITED(status);
 		r.exit_code = WEXITSTATUS(status);
 		r.signaled = WIFSIGNALED(status);
 		r.signal = WTERMSIG(status);
 	}
-	if (brig_container_usage(&ctx, s->id, &r.usage, &e) == 0)
+	if (brig_container_usage(&ctx, id, &r.usage, &e) == 0)
 		r.oom_killed = r.usage.oom_kills > 0;
 	brig_error_release(&e);
 	if (result) {
@@ -131,12 +113,13 @@ static __attribute__((noreturn)) void watch(const char *root, const struct brig_
 	_exit(0);
 }
 
-int brig_watch_spawn(const char *root, const struct brig_state *s, struct brig_error *err)
+int brig_watch_spawn(const char *root, const char *id, const struct brig_kv *ann, size_t n,
+                     int pidfd, pid_t pid, struct brig_error *err)
 {
-	const char *timeout = annotation(s->annotations, s->n_annotations, BRIG_ANN_JOB_TIMEOUT);
-	const char *result = annotation(s->annotations, s->n_annotations, BRIG_ANN_JOB_RESULT);
+	const char *timeout = annotation(ann, n, BRIG_ANN_JOB_TIMEOUT);
+	const char *result = annotation(ann, n, BRIG_ANN_JOB_RESULT);
 	uint64_t ms = 0;
-	pid_t pid;
+	pid_t child;
 	int status;
 
 	if (!timeout && !result)
@@ -145,10 +128,10 @@ int brig_watch_spawn(const char *root, const struct brig_state *s, struct brig_e
 		return brig_error_set(err, "annotation " BRIG_ANN_JOB_TIMEOUT ": \"%s\"", timeout);
 	/* twice: the watcher is nobody's child but its reaper's, and the
 	 * caller (an engine) waits for no extra process */
-	pid = fork();
-	if (pid < 0)
+	child = fork();
+	if (child < 0)
 		return brig_error_setp(err, errno, "fork the watcher");
-	if (pid == 0) {
+	if (child == 0) {
 		sigset_t none;
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
@@ -162,13 +145,16 @@ int brig_watch_spawn(const char *root, const struct brig_state *s, struct brig_e
 		prctl(PR_SET_NAME, "brig-watch", 0, 0, 0);
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
-		/* none of brig's fds, the state lock above all */
-		close_range(3, ~0U, 0);
+		/* none of brig's fds but the init's pidfd, the state lock
+		 * above all */
+		if (dup2(pidfd, 3) != 3)
+			_exit(1);
+		close_range(4, ~0U, 0);
 		if (chdir("/") < 0)
 			_exit(1);
-		watch(root, s, ms, result);
+		watch(root, id, 3, pid, ms, result);
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "util/cleanup.h"
@@ -79,4 +80,47 @@ pid_t brig_pidfd_pid(int pidfd)
 		return -1;
 	}
 	return (pid_t)pid;
+}
+
+/* Linux 6.15's struct pidfd_info, up to exit_code (its first 64 bytes,
+ * PIDFD_INFO_SIZE_VER0: older kernels take the same size). */
+struct pidfd_info_v0 {
+	uint64_t mask, cgroupid;
+	uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid;
+	int32_t exit_code;
+};
+#define BRIG_PIDFD_GET_INFO _IOWR(0xFF, 11, struct pidfd_info_v0)
+#define BRIG_PIDFD_INFO_EXIT (1ULL << 3)
+
+/* The exit_code field (52) of /proc/<pid>/stat, if @pid is a zombie. */
+static int zombie_status(pid_t pid, int *status)
+{
+	char path[64], buf[1024], *p;
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+	int field = 2;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (n = read(fd, buf, sizeof(buf) - 1)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'Z')
+		return -1;
+	for (; *p && field < 52; p++)
+		field += *p == ' ';
+	return sscanf(p, "%d", status) == 1 ? 0 : -1;
+}
+
+int brig_pidfd_exit_status(int pidfd, pid_t pid, int *status)
+{
+	struct pidfd_info_v0 info = { .mask = BRIG_PIDFD_INFO_EXIT };
+
+	if (pidfd >= 0 && ioctl(pidfd, BRIG_PIDFD_GET_INFO, &info) == 0 &&
+	    (info.mask & BRIG_PIDFD_INFO_EXIT)) {
+		*status = info.exit_code;
+		return 0;
+	}
+	return pid > 0 ? zombie_status(pid, status) : -1;
 }

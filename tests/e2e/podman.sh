@@ -378,6 +378,37 @@ s_runtime_name() {
 	assert_eq "$out" "$RT"
 }
 
+# brig job's deadline and result through an engine (runtime/watch.h): the
+# annotations make brig kill the whole container at the deadline and write
+# the result JSON when it ends.  brig's own: runc ignores them.
+s_job_annotations() {
+	local name t0 t1
+	[ "$RTN" = brig ] || skip "run.brig.job.* are brig's annotations"
+	name=$(e2e_name job)
+	t0=$(date +%s%N)
+	run_cmd P run --rm --name "$name" --annotation run.brig.job.timeout=1s \
+		--annotation run.brig.job.result="$T/result.json" "$IMG" \
+		sh -c 'sleep 100 & while :; do :; done'
+	t1=$(date +%s%N)
+	assert_rc 137
+	# ended at its deadline (1 s), not after the 100 s of its sleep
+	assert [ $(((t1 - t0) / 1000000)) -lt 10000 ]
+	wait_for "$T/result.json"
+	assert_eq "$(jq -r .reason "$T/result.json")" timeout "the result's reason"
+	assert_eq "$(jq -r .timed_out "$T/result.json")" true
+	assert_eq "$(jq -r .stdout_bytes "$T/result.json")" null "streams are the engine's"
+	# no deadline: the result of a normal end
+	run_cmd P run --rm --annotation run.brig.job.result="$T/ok.json" "$IMG" sh -c 'exit 3'
+	assert_rc 3
+	wait_for "$T/ok.json"
+	assert_eq "$(jq -r .reason "$T/ok.json")" exited
+	assert_eq "$(jq -r .timed_out "$T/ok.json")" false
+	# a bad value is one line from create, nothing left
+	run_cmd P run --rm --annotation run.brig.job.timeout=soon "$IMG" true
+	assert_ne "$rc" 0
+	assert_contains "$err" "run.brig.job.timeout"
+}
+
 e2e_mounts >"$E2E_TMP/mounts"
 
 scenario "run --rm echo" s_echo
@@ -406,6 +437,7 @@ scenario "run --rm leaves no state" s_rm_no_state
 scenario "20 containers in parallel" s_parallel
 scenario "--cgroups=disabled (runtime_supports_nocgroup)" s_nocgroup
 scenario "--runtime NAME from containers.conf" s_runtime_name
+scenario "run.brig.job.timeout and .result annotations" s_job_annotations
 
 podman rm -af -t 0 >/dev/null 2>&1
 podman rmi -af >/dev/null 2>&1
