@@ -404,28 +404,6 @@ static int setup(const struct brig_init_args *a, char **exec_path, char ***exec_
 }
 
 /*
- * brig job's pipes become fds 0, 1 and 2, first thing: every later step
- * (a terminal, the fd clean-up) sees them as the caller's stdio.  Each is
- * first copied above 2, so that one which is itself 0, 1 or 2 survives.
- */
-static int place_stdio(const int *stdio, struct brig_error *err)
-{
-	int high[3];
-
-	for (int i = 0; i < 3; i++) {
-		high[i] = fcntl(stdio[i], F_DUPFD_CLOEXEC, 3);
-		if (high[i] < 0)
-			return brig_error_setp(err, errno, "dup fd %d", stdio[i]);
-	}
-	for (int i = 0; i < 3; i++) {
-		if (dup2(high[i], i) < 0)
-			return brig_error_setp(err, errno, "dup2 to fd %d", i);
-		close(high[i]);
-	}
-	return 0;
-}
-
-/*
  * brig job: the process dies with brig.  Set last, just before execve:
  * the kernel clears the parent-death signal on every change of
  * credentials.  brig may already be gone, which its end of the sync
@@ -468,7 +446,7 @@ void brig_init_main(const struct brig_init_args *a)
 		brig_error_setp(&err, errno, "setsid");
 		goto fail;
 	}
-	if (a->stdio && place_stdio(a->stdio, &err) < 0)
+	if (a->stdio && brig_fds_place_stdio(a->stdio, &err) < 0)
 		goto fail;
 	if (setup(a, &path, &env, &err) < 0)
 		goto fail;

@@ -164,7 +164,7 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 	 * read-only mount of brig's binary (linux/selfexe.h) */
 	*fail_status = cmd->error_status;
 	if ((cmd == &brig_cmd_create || cmd == &brig_cmd_run || cmd == &brig_cmd_exec ||
-	     cmd == &brig_cmd_job) &&
+	     cmd == &brig_cmd_job || cmd == &brig_cmd_pool) &&
 	    brig_selfexe_protect(argv, err) < 0)
 		goto out;
 	/* everything after the command name belongs to the command */

@@ -59,6 +59,8 @@ char *brig_result_json(const struct brig_result *r)
 	kv_uint_or_null(&w, "writable_used_bytes", r->has_writable, r->writable_used);
 	brig_jsonw_kv_bool(&w, "timed_out", r->timed_out);
 	brig_jsonw_kv_bool(&w, "oom_killed", r->oom_killed);
+	if (r->pool)
+		brig_jsonw_kv_string(&w, "pool", r->pool);
 	brig_jsonw_object_end(&w);
 	text = brig_jsonw_finish(&w);
 	/* one line, newline-terminated */

@@ -25,6 +25,7 @@ struct brig_result {
 	uint64_t stdout_bytes, stderr_bytes, stdout_dropped, stderr_dropped;
 	bool has_writable; /* brig made the writable layer */
 	uint64_t writable_used;
+	const char *pool; /* brig job --pool: "hit" or "miss"; NULL: no field */
 };
 
 /* "exited", "signaled", "timeout", "oom" or "error" */

@@ -72,7 +72,7 @@ int brig_cmd_not_implemented(const char *name, struct brig_error *err);
 
 extern const struct brig_command brig_cmd_checkpoint, brig_cmd_create, brig_cmd_delete,
     brig_cmd_events, brig_cmd_exec, brig_cmd_features, brig_cmd_job, brig_cmd_kill, brig_cmd_list,
-    brig_cmd_pause, brig_cmd_ps, brig_cmd_restore, brig_cmd_resume, brig_cmd_run, brig_cmd_spec,
-    brig_cmd_start, brig_cmd_state, brig_cmd_update;
+    brig_cmd_pause, brig_cmd_pool, brig_cmd_ps, brig_cmd_restore, brig_cmd_resume, brig_cmd_run,
+    brig_cmd_spec, brig_cmd_start, brig_cmd_state, brig_cmd_update;
 
 #endif

@@ -1,107 +1,27 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
 #include "cmd/cmd.h"
+#include "cmd/job.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "job/job.h"
 #include "util/units.h"
 #include "util/error.h"
 
-enum {
-	OPT_ROOTFS,
-	OPT_BUNDLE,
-	OPT_TIMEOUT,
-	OPT_CPU_TIME,
-	OPT_MEMORY,
-	OPT_PIDS,
-	OPT_CPUS,
-	OPT_WRITABLE,
-	OPT_TMPFS,
-	OPT_MOUNT,
-	OPT_COPY_IN,
-	OPT_EXPORT,
-	OPT_ENV,
-	OPT_CWD,
-	OPT_USER,
-	OPT_NETWORK,
-	OPT_OUTPUT_LIMIT,
-	OPT_STDOUT,
-	OPT_STDERR,
-	OPT_STDIN,
-	OPT_RESULT,
-	OPT_ID,
-	OPT_SECCOMP,
-	OPT_KEEP_CAPS,
-	OPT_GC,
-};
-
 static const struct brig_option options[] = {
-	[OPT_ROOTFS] = { "rootfs", 0, BRIG_OPT_STRING, "DIR",
-	                 "the job's root: a directory, used read-only as the lower layer", NULL },
-	[OPT_BUNDLE] = { "bundle", 'b', BRIG_OPT_STRING, "DIR",
-	                 "an OCI bundle: its rootfs, and its process as the base, hardened", NULL },
-	[OPT_TIMEOUT] = { "timeout", 0, BRIG_OPT_STRING, "DURATION",
-	                  "wall-clock limit (500ms, 2s, 1m; 0: none)", "60s" },
-	[OPT_CPU_TIME] = { "cpu-time", 0, BRIG_OPT_STRING, "DURATION",
-	                   "CPU time limit of each process (RLIMIT_CPU)", "none" },
-	[OPT_MEMORY] = { "memory", 0, BRIG_OPT_STRING, "SIZE", "memory limit, swap off (0: none)",
-	                 "512M" },
-	[OPT_PIDS] = { "pids", 0, BRIG_OPT_STRING, "N", "limit of processes and threads (0: none)",
-	               "256" },
-	[OPT_CPUS] = { "cpus", 0, BRIG_OPT_STRING, "FLOAT", "CPU bandwidth in CPUs", "unlimited" },
-	[OPT_WRITABLE] = { "writable", 0, BRIG_OPT_STRING, "SIZE",
-	                   "size of the tmpfs that takes every write to the rootfs", "64M" },
-	[OPT_TMPFS] = { "tmpfs", 0, BRIG_OPT_LIST, "PATH[:SIZE]", "mount a tmpfs (size: 64M)",
-	                NULL },
-	[OPT_MOUNT] = { "mount", 0, BRIG_OPT_LIST, "SRC:DST[:ro|rw]",
-	                "bind a host path into the job (ro unless :rw)", NULL },
-	[OPT_COPY_IN] = { "copy-in", 0, BRIG_OPT_LIST, "HOSTPATH:PATH",
-	                  "copy a host file or tree into the writable layer before the job", NULL },
-	[OPT_EXPORT] = { "export", 0, BRIG_OPT_STRING, "DIR",
-	                 "after the job, copy the files it wrote to DIR", NULL },
-	[OPT_ENV] = { "env", 'e', BRIG_OPT_LIST, "KEY=VALUE",
-	              "set an environment variable (the environment is PATH and HOME only)", NULL },
-	[OPT_CWD] = { "cwd", 0, BRIG_OPT_STRING, "DIR", "the job's working directory", "/" },
-	[OPT_USER] = { "user", 'u', BRIG_OPT_STRING, "UID[:GID]", "the job's user in its namespace",
-	               "0:0" },
-	[OPT_NETWORK] = { "network", 0, BRIG_OPT_STRING, "MODE",
-	                  "none, loopback (a network namespace with lo up) or host", "loopback" },
-	[OPT_OUTPUT_LIMIT] = { "output-limit", 0, BRIG_OPT_STRING, "SIZE",
-	                       "bytes kept of each of stdout and stderr (head and tail)", "1M" },
-	[OPT_STDOUT] = { "stdout", 0, BRIG_OPT_STRING, "FILE", "the job's stdout to FILE",
-	                 "brig's stdout" },
-	[OPT_STDERR] = { "stderr", 0, BRIG_OPT_STRING, "FILE", "the job's stderr to FILE",
-	                 "brig's stderr" },
-	[OPT_STDIN] = { "stdin", 0, BRIG_OPT_STRING, "FILE|-", "the job's stdin ('-': brig's)",
-	                "/dev/null" },
-	[OPT_RESULT] = { "result", 0, BRIG_OPT_STRING, "FILE|-",
-	                 "write the result JSON to FILE ('-': stdout, the job's stdout then goes "
-	                 "to "
-	                 "stderr)",
-	                 NULL },
-	[OPT_ID] = { "id", 0, BRIG_OPT_STRING, "ID", "the job's container id", "job-<random>" },
-	[OPT_SECCOMP] = { "seccomp", 0, BRIG_OPT_STRING, "FILE|default|unconfined",
-	                  "the seccomp profile", "default" },
-	[OPT_KEEP_CAPS] = { "keep-caps", 0, BRIG_OPT_LIST, "CAP,...",
-	                    "capabilities the job keeps (none by default)", NULL },
-	[OPT_GC] = { "gc", 0, BRIG_OPT_BOOL, NULL,
-	             "remove what jobs whose brig is gone left, and run no job", NULL },
+	BRIG_JOB_SANDBOX_OPTIONS,
+	BRIG_JOB_RUN_OPTIONS,
+	{ "id", 0, BRIG_OPT_STRING, "ID", "the job's container id", "job-<random>" },
+	{ "pool", 0, BRIG_OPT_STRING, "NAME",
+	  "run in a waiting sandbox of pool NAME (brig pool create; a cold start when none "
+	  "waits); the pool fixes the sandbox's options",
+	  NULL },
+	{ "gc", 0, BRIG_OPT_BOOL, NULL, "remove what jobs whose brig is gone left, and run no job",
+	  NULL },
 };
 
-/* The pieces of a repeated flag, kept until the job has run. */
-struct job_args {
-	struct brig_job_tmpfs *tmpfs;
-	struct brig_job_bind *binds;
-	struct brig_job_copy *copies;
-	char **caps;
-	size_t n_caps;
-	char **parts; /* strdup'd pieces the above point into */
-	size_t n_parts;
-};
-
-static char *keep(struct job_args *ja, const char *s, size_t len)
+static char *keep(struct brig_job_args *ja, const char *s, size_t len)
 {
 	char *p = strndup(s, len);
 
@@ -114,7 +34,7 @@ static char *keep(struct job_args *ja, const char *s, size_t len)
 	return p;
 }
 
-static void job_args_release(struct job_args *ja)
+void brig_job_args_release(struct brig_job_args *ja)
 {
 	for (size_t i = 0; i < ja->n_parts; i++)
 		free(ja->parts[i]);
@@ -162,8 +82,8 @@ static int count(const struct brig_optval *v, const char *flag, uint64_t def, ui
 }
 
 /* --tmpfs PATH[:SIZE] */
-static int parse_tmpfs(struct job_args *ja, const struct brig_optval *v, struct brig_job_opts *o,
-                       struct brig_error *err)
+static int parse_tmpfs(struct brig_job_args *ja, const struct brig_optval *v,
+                       struct brig_job_opts *o, struct brig_error *err)
 {
 	ja->tmpfs = brig_xcalloc(v->n ? v->n : 1, sizeof(*ja->tmpfs));
 	for (size_t i = 0; i < v->n; i++) {
@@ -182,8 +102,8 @@ static int parse_tmpfs(struct job_args *ja, const struct brig_optval *v, struct 
 }
 
 /* --mount SRC:DST[:ro|rw] */
-static int parse_mounts(struct job_args *ja, const struct brig_optval *v, struct brig_job_opts *o,
-                        struct brig_error *err)
+static int parse_mounts(struct brig_job_args *ja, const struct brig_optval *v,
+                        struct brig_job_opts *o, struct brig_error *err)
 {
 	ja->binds = brig_xcalloc(v->n ? v->n : 1, sizeof(*ja->binds));
 	for (size_t i = 0; i < v->n; i++) {
@@ -204,8 +124,8 @@ static int parse_mounts(struct job_args *ja, const struct brig_optval *v, struct
 }
 
 /* --copy-in HOSTPATH:PATH (the last ':' splits: a host path may hold one) */
-static int parse_copies(struct job_args *ja, const struct brig_optval *v, struct brig_job_opts *o,
-                        struct brig_error *err)
+static int parse_copies(struct brig_job_args *ja, const struct brig_optval *v,
+                        struct brig_job_opts *o, struct brig_error *err)
 {
 	ja->copies = brig_xcalloc(v->n ? v->n : 1, sizeof(*ja->copies));
 	for (size_t i = 0; i < v->n; i++) {
@@ -222,7 +142,8 @@ static int parse_copies(struct job_args *ja, const struct brig_optval *v, struct
 }
 
 /* --keep-caps A,B --keep-caps C */
-static void parse_caps(struct job_args *ja, const struct brig_optval *v, struct brig_job_opts *o)
+static void parse_caps(struct brig_job_args *ja, const struct brig_optval *v,
+                       struct brig_job_opts *o)
 {
 	for (size_t i = 0; i < v->n; i++)
 		for (const char *s = v->list[i]; *s;) {
@@ -273,66 +194,122 @@ static int parse_network(const char *s, enum brig_job_network *out, struct brig_
 	return 0;
 }
 
-static int parse(struct brig_args *a, struct job_args *ja, struct brig_job_opts *o,
-                 struct brig_error *err)
-{
-	const struct brig_optval *v = a->vals;
+static const struct brig_optval unset;
 
-	o->rootfs = v[OPT_ROOTFS].str;
-	o->bundle = v[OPT_BUNDLE].str;
+const struct brig_optval *brig_cmd_opt(const struct brig_option *table, size_t n_table,
+                                       const struct brig_args *a, const char *name)
+{
+	for (size_t i = 0; i < n_table; i++)
+		if (!strcmp(table[i].name, name))
+			return &a->vals[i];
+	return &unset;
+}
+
+int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct brig_args *a,
+                       struct brig_job_args *ja, struct brig_job_opts *o, struct brig_error *err)
+{
+#define V(name) brig_cmd_opt(table, n_table, a, name)
+	o->rootfs = V("rootfs")->str;
+	o->bundle = V("bundle")->str;
 	o->argv = a->pos;
 	o->argc = (size_t)a->n_pos;
-	o->export_dir = v[OPT_EXPORT].str;
-	o->env = v[OPT_ENV].list;
-	o->n_env = v[OPT_ENV].n;
-	o->cwd = v[OPT_CWD].str;
-	o->stdout_path = v[OPT_STDOUT].str;
-	o->stderr_path = v[OPT_STDERR].str;
-	o->stdin_path = v[OPT_STDIN].str;
-	o->result_path = v[OPT_RESULT].str;
-	o->id = v[OPT_ID].str;
-	o->seccomp = v[OPT_SECCOMP].str;
-	if (duration(&v[OPT_TIMEOUT], "timeout", 60000, &o->timeout_ms, err) < 0 ||
-	    duration(&v[OPT_CPU_TIME], "cpu-time", 0, &o->cpu_time_ms, err) < 0 ||
-	    size(&v[OPT_MEMORY], "memory", 512u << 20, &o->memory, err) < 0 ||
-	    count(&v[OPT_PIDS], "pids", 256, &o->pids, err) < 0 ||
-	    size(&v[OPT_WRITABLE], "writable", 64u << 20, &o->writable, err) < 0 ||
-	    size(&v[OPT_OUTPUT_LIMIT], "output-limit", 1u << 20, &o->output_limit, err) < 0)
+	o->export_dir = V("export")->str;
+	o->env = V("env")->list;
+	o->n_env = V("env")->n;
+	o->cwd = V("cwd")->str;
+	o->stdout_path = V("stdout")->str;
+	o->stderr_path = V("stderr")->str;
+	o->stdin_path = V("stdin")->str;
+	o->result_path = V("result")->str;
+	o->id = V("id")->str;
+	o->pool = V("pool")->str;
+	o->seccomp = V("seccomp")->str;
+	if (duration(V("timeout"), "timeout", 60000, &o->timeout_ms, err) < 0 ||
+	    duration(V("cpu-time"), "cpu-time", 0, &o->cpu_time_ms, err) < 0 ||
+	    size(V("memory"), "memory", 512u << 20, &o->memory, err) < 0 ||
+	    count(V("pids"), "pids", 256, &o->pids, err) < 0 ||
+	    size(V("writable"), "writable", 64u << 20, &o->writable, err) < 0 ||
+	    size(V("output-limit"), "output-limit", 1u << 20, &o->output_limit, err) < 0)
 		return -1;
-	if (v[OPT_CPUS].set && (brig_parse_decimal(v[OPT_CPUS].str, &o->cpus) < 0 || o->cpus <= 0))
+	if (V("cpus")->set && (brig_parse_decimal(V("cpus")->str, &o->cpus) < 0 || o->cpus <= 0))
 		return brig_error_usage(err, "--cpus \"%s\": expected a positive number",
-		                        v[OPT_CPUS].str);
+		                        V("cpus")->str);
 	if (o->writable < 4096)
 		return brig_error_usage(err, "--writable: at least 4K");
-	if (v[OPT_USER].set && parse_user(v[OPT_USER].str, o, err) < 0)
+	if (V("user")->set && parse_user(V("user")->str, o, err) < 0)
 		return -1;
-	if (v[OPT_NETWORK].set && parse_network(v[OPT_NETWORK].str, &o->network, err) < 0)
+	if (V("network")->set && parse_network(V("network")->str, &o->network, err) < 0)
 		return -1;
 	if (o->seccomp && !*o->seccomp)
 		return brig_error_usage(err, "--seccomp: expected FILE, default or unconfined");
-	if (parse_tmpfs(ja, &v[OPT_TMPFS], o, err) < 0 ||
-	    parse_mounts(ja, &v[OPT_MOUNT], o, err) < 0 ||
-	    parse_copies(ja, &v[OPT_COPY_IN], o, err) < 0)
+	if (parse_tmpfs(ja, V("tmpfs"), o, err) < 0 || parse_mounts(ja, V("mount"), o, err) < 0 ||
+	    parse_copies(ja, V("copy-in"), o, err) < 0)
 		return -1;
-	parse_caps(ja, &v[OPT_KEEP_CAPS], o);
+	parse_caps(ja, V("keep-caps"), o);
+	return 0;
+#undef V
+}
+
+/*
+ * --pool NAME: the sandbox is the pool's (its flags, kept at pool create),
+ * the run is this command line's; a sandbox flag here is refused.
+ */
+static int pool_opts(struct brig_cli *cli, struct brig_args *a, struct brig_job_opts *o,
+                     struct brig_job_args *pja, struct brig_job_opts *po,
+                     struct brig_cmd_pool_args *pa, struct brig_error *err)
+{
+	static const struct brig_option sandbox[] = { BRIG_JOB_SANDBOX_OPTIONS };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sandbox); i++)
+		if (brig_cmd_opt(options, ARRAY_SIZE(options), a, sandbox[i].name)->set)
+			return brig_error_usage(err,
+			                        "--%s: the sandboxes of pool \"%s\" have theirs "
+			                        "(brig pool create)",
+			                        sandbox[i].name, o->pool);
+	if (brig_cmd_opt(options, ARRAY_SIZE(options), a, "id")->set)
+		return brig_error_usage(err, "--id: a pool's sandbox has its own");
+	if (brig_cmd_pool_options(&cli->ctx, o->pool, sandbox, ARRAY_SIZE(sandbox), pa, err) < 0 ||
+	    brig_cmd_job_parse(sandbox, ARRAY_SIZE(sandbox), &pa->a, pja, po, err) < 0)
+		return -1;
+	/* the sandbox of the pool, the run of this command */
+	po->argv = o->argv;
+	po->argc = o->argc;
+	po->timeout_ms = o->timeout_ms;
+	po->copy_in = o->copy_in;
+	po->n_copy_in = o->n_copy_in;
+	po->export_dir = o->export_dir;
+	po->env = o->env;
+	po->n_env = o->n_env;
+	po->cwd = o->cwd;
+	po->output_limit = o->output_limit;
+	po->stdout_path = o->stdout_path;
+	po->stderr_path = o->stderr_path;
+	po->stdin_path = o->stdin_path;
+	po->result_path = o->result_path;
+	po->pool = o->pool;
 	return 0;
 }
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	struct brig_job_opts o = { 0 };
-	struct job_args ja = { 0 };
+	struct brig_job_opts o = { 0 }, po = { 0 };
+	struct brig_job_args ja = { 0 }, pja = { 0 };
+	struct brig_cmd_pool_args pa = { 0 };
 	int r;
 
-	if (a->vals[OPT_GC].b) {
+	if (brig_cmd_opt(options, ARRAY_SIZE(options), a, "gc")->b) {
 		if (a->n_pos)
 			return brig_error_usage(err, "--gc takes no command");
 		return brig_job_gc(&cli->ctx, err);
 	}
-	r = parse(a, &ja, &o, err);
+	r = brig_cmd_job_parse(options, ARRAY_SIZE(options), a, &ja, &o, err);
+	if (r == 0 && o.pool)
+		r = pool_opts(cli, a, &o, &pja, &po, &pa, err);
 	if (r == 0)
-		r = brig_job_run(&cli->ctx, &o, &cli->exit_status, err);
-	job_args_release(&ja);
+		r = brig_job_run(&cli->ctx, o.pool ? &po : &o, &cli->exit_status, err);
+	brig_job_args_release(&ja);
+	brig_job_args_release(&pja);
+	brig_cmd_pool_options_release(&pa);
 	return r;
 }
 

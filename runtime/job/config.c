@@ -247,8 +247,11 @@ static void write_process(struct brig_jsonw *w, const struct brig_job_plan *p)
 	brig_jsonw_object_end(w);
 	if (o->argc)
 		brig_jsonw_kv_strings(w, "args", (const char *const *)o->argv, o->argc);
-	else
+	else if (bp)
 		brig_jsonw_kv_strings(w, "args", bp->args, bp->n_args);
+	else /* a pool member's init waits and never runs it, but it must be
+	      * found: its own executable is in every rootfs */
+		brig_jsonw_kv_strings(w, "args", (const char *const[]){ "/proc/self/exe" }, 1);
 	write_env(w, p);
 	brig_jsonw_kv_string(w, "cwd", o->cwd ? o->cwd : bp ? bp->cwd : "/");
 	write_caps(w, o);

@@ -17,6 +17,7 @@ struct brig_job_opts;
 
 /* What job.c decided, for the config (config.c). */
 struct brig_job_plan {
+	bool member; /* a pool's: its process is never run (an exec is) */
 	const struct brig_job_opts *o;
 	const struct brig_config *base; /* --bundle's config.json, or NULL */
 	const char *rootfs;             /* root.path: the overlay */
@@ -73,10 +74,38 @@ uint64_t brig_job_writable_used(const struct brig_job_root *r);
 /* Unmount, remove the directory, unlock. */
 void brig_job_root_release(struct brig_job_root *r);
 
+/* A claimed pool member's root, in its mount namespace (job/pool.c):
+ * brig made none of it, and removes none of it (forget). */
+void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id);
+void brig_job_root_forget(struct brig_job_root *r);
+
 /* Call @reap for each job of @state_root whose brig is gone (its lock is
  * free), then remove its directory. */
 int brig_job_root_gc(const char *state_root, void (*reap)(const char *id, void *data), void *data,
                      struct brig_error *err);
+
+/* job/pool.c, for job.c: a member's making, a claim, its end. */
+struct brig_context;
+int brig_pool_member_begin(const char *root, const char *name, char **id, int *lock,
+                           struct brig_error *err);
+void brig_pool_member_abort(const char *root, const char *name, const char *id, int lock);
+int brig_pool_member_ready(const char *root, const char *name, const char *id, int nsfd,
+                           struct brig_error *err);
+/* 1 and the member's id and lock: a member claimed; 0: none ready. */
+int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id, int *lock,
+                    struct brig_error *err);
+/* Enter the member's mount namespace (brig's is kept in *@host_mnt). */
+int brig_pool_enter(const char *root, const char *name, const char *id, int *host_mnt,
+                    struct brig_job_root *r, struct brig_error *err);
+/* Back in brig's namespace, the member destroyed, the claim released. */
+void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int host_mnt,
+                    int lock);
+void brig_pool_refill(const char *root, const char *name);
+/* The members of claimers that died (a claim does this first). */
+void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);
+/* job.c: make one member of @pool with @o's sandbox. */
+int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
+                           const char *pool, struct brig_error *err);
 
 /* contrib/seccomp/default.json, built in (default_profile.c) */
 extern const char brig_job_default_profile[];

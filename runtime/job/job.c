@@ -27,6 +27,7 @@
 #include <strings.h>
 #include <sys/pidfd.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +40,8 @@
 #include "control.h"
 #include "job/internal.h"
 #include "job/output.h"
+#include "exec.h"
+#include "sync.h"
 #include "result.h"
 #include "linux/caps.h"
 #include "spec/spec.h"
@@ -70,6 +73,12 @@ struct job {
 	bool created;
 	struct brig_result res;
 	char *error; /* res.error's storage */
+	/* a pool's: making a member (an init that waits), or running in a
+	 * claimed one (an exec into it) */
+	const char *pool;
+	bool member, claimed;
+	int host_mnt;  /* brig's mount namespace before it entered the member's */
+	int pool_lock; /* the claim's lock (job/pool.c) */
 };
 
 /* ---------------------------------------------------------- signals */
@@ -144,11 +153,11 @@ static int check_abs(const char *flag, const char *path, struct brig_error *err)
 }
 
 /* Everything that can be checked before anything exists. */
-static int check_opts(const struct brig_job_opts *o, struct brig_error *err)
+static int check_opts(const struct brig_job_opts *o, bool member, struct brig_error *err)
 {
 	if (!o->rootfs == !o->bundle)
 		return brig_error_usage(err, "one of --rootfs and --bundle is needed");
-	if (!o->bundle && !o->argc)
+	if (!member && !o->bundle && !o->argc)
 		return brig_error_usage(err, "no command: brig job [OPTIONS] -- CMD [ARG...]");
 	if (o->rootfs && check_dir("--rootfs", o->rootfs, err) < 0)
 		return -1;
@@ -265,6 +274,7 @@ static void close_init_stdio(struct job *j)
 static int write_config(struct job *j, struct brig_error *err)
 {
 	struct brig_job_plan plan = {
+		.member = j->member,
 		.o = j->o,
 		.base = j->o->bundle ? j->base.config : NULL,
 		.rootfs = j->root.merged,
@@ -277,7 +287,20 @@ static int write_config(struct job *j, struct brig_error *err)
 	return brig_write_file_atomic(j->root.dirfd, "config.json", text, strlen(text), 0600, err);
 }
 
-/* Build everything up to the started job. */
+/* A pool member's init waits with no stdio: the job's comes with the
+ * exec that runs it. */
+static int null_stdio(struct job *j, struct brig_error *err)
+{
+	for (int i = 0; i < 3; i++) {
+		j->stdio[i] = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOCTTY);
+		if (j->stdio[i] < 0)
+			return brig_error_setp(err, errno, "open /dev/null");
+	}
+	return 0;
+}
+
+/* Build everything up to the started job (or, for a pool's member, up to
+ * its created container, whose init waits). */
 static int start(struct job *j, struct brig_error *err)
 {
 	const struct brig_job_opts *o = j->o;
@@ -285,10 +308,10 @@ static int start(struct job *j, struct brig_error *err)
 	uint32_t uid, gid;
 	struct brig_create_opts co = {
 		.id = j->id,
-		.run = true,
+		.run = !j->member,
 		.detach = true,
 		.stdio = j->stdio,
-		.parent_death = true,
+		.parent_death = !j->member,
 		.pidfd = &j->pidfd,
 	};
 
@@ -299,9 +322,11 @@ static int start(struct job *j, struct brig_error *err)
 	gid = o->has_user ? o->gid : bp ? bp->user.gid : 0;
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
+	if (j->member && (j->host_mnt = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
+		return brig_error_setp(err, errno, "open /proc/self/ns/mnt");
 	if (brig_job_private_mounts(err) < 0)
 		return -1;
-	if (open_stdio(j, err) < 0)
+	if ((j->member ? null_stdio(j, err) : open_stdio(j, err)) < 0)
 		return -1;
 	if (brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0)
 		return -1;
@@ -321,6 +346,44 @@ static int start(struct job *j, struct brig_error *err)
 	return 0;
 }
 
+/*
+ * A claimed member of a pool: brig enters the member's mount namespace
+ * (where its writable layer is), copies in, and runs the command in it as
+ * an exec (job/pool.c has the claim).
+ */
+static int start_claimed(struct job *j, struct brig_error *err)
+{
+	const struct brig_job_opts *o = j->o;
+	struct brig_exec_opts eo = {
+		.id = j->id,
+		.args = (char **)o->argv,
+		.n_args = (int)o->argc,
+		.cwd = o->cwd,
+		.env = (const char **)o->env,
+		.n_env = o->n_env,
+		.detach = true,
+		.stdio = j->stdio,
+		.pidfd = &j->pidfd,
+		.parent_death = true,
+	};
+
+	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
+		return brig_error_wrap(err, "--export");
+	if (brig_pool_enter(j->ctx->root, j->pool, j->id, &j->host_mnt, &j->root, err) < 0)
+		return -1;
+	if (open_stdio(j, err) < 0)
+		return -1;
+	for (size_t i = 0; i < o->n_copy_in; i++)
+		if (brig_job_copy_in(&j->root, o->copy_in[i].host, o->copy_in[i].path,
+		                     o->has_user ? o->uid : 0, o->has_user ? o->gid : 0, err) < 0)
+			return brig_error_wrap(err, "--copy-in");
+	j->created = true;
+	if (brig_container_exec(j->ctx, &eo, NULL, err) < 0)
+		return -1;
+	close_init_stdio(j);
+	return 0;
+}
+
 /* ---------------------------------------------------------- the watch */
 
 static uint64_t now_ms(void)
@@ -331,9 +394,16 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+/* Every process of the job at once: its pid 1 (in a claimed member, the
+ * init that waited) takes the rest of its pid namespace with it. */
 static void kill_job(struct job *j)
 {
+	struct brig_error ignored = BRIG_ERROR_INIT;
+
 	pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0);
+	if (j->claimed)
+		brig_container_kill(j->ctx, j->id, SIGKILL, false, &ignored);
+	brig_error_release(&ignored);
 }
 
 static void reap(struct job *j)
@@ -411,6 +481,10 @@ static void watch(struct job *j, uint64_t t0)
 			brig_job_stream_write(&j->se);
 		if (!ended && (p[0].revents & POLLIN)) {
 			reap(j);
+			/* what it left running ends with it, as under a cold
+			 * job's pid 1 */
+			if (j->claimed)
+				kill_job(j);
 			ended = true;
 			ended_at = now_ms();
 			j->res.wall_ms = ended_at - t0;
@@ -456,6 +530,15 @@ static void write_result(struct job *j, struct brig_error *err)
 		brig_error_setp(err, errno, "--result \"%s\"", j->o->result_path);
 }
 
+/* A claimed member: back to brig's mount namespace, and the member gone
+ * (its container is, already or now). */
+static void pool_done(struct job *j)
+{
+	brig_job_root_forget(&j->root);
+	brig_pool_done(j->ctx, j->pool, j->id, TAKE_FD(j->host_mnt), TAKE_FD(j->pool_lock));
+	j->claimed = false;
+}
+
 /* After the job: its figures, its files, then nothing left of it. */
 static int finish(struct job *j, struct brig_error *err)
 {
@@ -473,6 +556,8 @@ static int finish(struct job *j, struct brig_error *err)
 		r = -1;
 	brig_error_release(&e);
 	j->created = false;
+	if (j->claimed)
+		pool_done(j);
 	return r;
 }
 
@@ -484,6 +569,8 @@ static void job_release(struct job *j)
 		kill_job(j);
 		brig_container_delete(j->ctx, j->id, true, &ignored);
 	}
+	if (j->claimed)
+		pool_done(j);
 	brig_job_root_release(&j->root);
 	close_init_stdio(j);
 	brig_job_stream_release(&j->so);
@@ -496,11 +583,106 @@ static void job_release(struct job *j)
 		close(j->pidfd);
 	if (j->result_fd >= 0)
 		close(j->result_fd);
+	if (j->host_mnt >= 0)
+		close(j->host_mnt);
+	if (j->pool_lock >= 0)
+		close(j->pool_lock);
 	brig_bundle_release(&j->base);
 	brig_error_release(&ignored);
 	free(j->rootfs);
 	free(j->error);
 	free(j->id);
+}
+
+/*
+ * A pool's member (job/pool.c): made by a child, which builds the job's
+ * mounts in a mount namespace of its own and creates the container, whose
+ * init waits; the child hands the namespace back and exits, and brig,
+ * still in its own namespace, binds it on the pool's mnt/<id>.
+ */
+static __attribute__((noreturn)) void member_child(const struct brig_context *ctx,
+                                                   const struct brig_job_opts *o, const char *pool,
+                                                   char *id, int sock)
+{
+	struct job j = {
+		.ctx = ctx,
+		.o = o,
+		.id = id,
+		.base = BRIG_BUNDLE_INIT,
+		.root = BRIG_JOB_ROOT_INIT,
+		.stdio = { -1, -1, -1 },
+		.out_fd = -1,
+		.err_fd = -1,
+		.so = { .in = -1 },
+		.se = { .in = -1 },
+		.pidfd = -1,
+		.result_fd = -1,
+		.host_mnt = -1,
+		.pool_lock = -1,
+		.member = true,
+		.pool = pool,
+	};
+	struct brig_error err = BRIG_ERROR_INIT;
+	int ns;
+
+	if (start(&j, &err) < 0 || (ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0 ||
+	    brig_sync_send_fd(sock, BRIG_SYNC_MOUNT_FD, ns, &err) < 0) {
+		if (!err.msg)
+			brig_error_setp(&err, errno, "open /proc/self/ns/mnt");
+		brig_sync_send(sock, BRIG_SYNC_ERROR, err.msg, &err);
+		j.id = NULL; /* the caller's */
+		job_release(&j);
+		_exit(1);
+	}
+	_exit(0); /* the container and the namespace stay: they are the member */
+}
+
+int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
+                           const char *pool, struct brig_error *err)
+{
+	_cleanup_free_ char *id = NULL;
+	_cleanup_close_ int ns = -1;
+	int lock = -1, sock[2];
+	pid_t child;
+
+	if (check_opts(o, true, err) < 0)
+		return -1;
+	if (brig_pool_member_begin(ctx->root, pool, &id, &lock, err) < 0)
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock) < 0) {
+		brig_error_setp(err, errno, "socketpair");
+		goto fail;
+	}
+	child = fork();
+	if (child == 0) {
+		/* the member's init must not hold the creating/ entry's lock:
+		 * claimers lock the entry once it is ready/ */
+		close(lock);
+		close(sock[0]);
+		member_child(ctx, o, pool, id, sock[1]);
+	}
+	close(sock[1]);
+	ns = child < 0 ? -1 : brig_sync_expect_fd(sock[0], BRIG_SYNC_MOUNT_FD, "pool member", err);
+	if (child < 0)
+		brig_error_setp(err, errno, "fork");
+	close(sock[0]);
+	if (child > 0)
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
+	if (ns < 0)
+		goto fail;
+	if (brig_pool_member_ready(ctx->root, pool, id, ns, err) < 0) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+
+		brig_container_delete(ctx, id, true, &ignored);
+		brig_error_release(&ignored);
+		goto fail;
+	}
+	close(lock); /* the entry is ready/<id> now: unlocked, for claimers */
+	return 0;
+fail:
+	brig_pool_member_abort(ctx->root, pool, id, lock);
+	return -1;
 }
 
 /* gc: a dead brig's container, if it got that far */
@@ -533,12 +715,15 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		.se = { .in = -1 },
 		.pidfd = -1,
 		.result_fd = -1,
+		.host_mnt = -1,
+		.pool_lock = -1,
 	};
 	struct brig_error ignored = BRIG_ERROR_INIT;
+	char *member = NULL;
 	uint64_t t0;
 	int r = -1;
 
-	if (check_opts(o, err) < 0)
+	if (check_opts(o, false, err) < 0)
 		return -1;
 	if (o->id && brig_id_validate(o->id, err) < 0)
 		return brig_error_wrap(err, "--id");
@@ -556,8 +741,28 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	/* what dead brigs left, before this job adds its own */
 	if (brig_job_gc(ctx, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
+	if (o->pool) {
+		int hit;
+
+		/* what a killed claimer left of its member, first */
+		brig_pool_gc_claims(ctx, o->pool);
+		hit = brig_pool_claim(ctx, o->pool, &member, &j.pool_lock, err);
+
+		if (hit < 0)
+			goto out;
+		j.pool = o->pool;
+		j.claimed = hit;
+		j.res.pool = hit ? "hit" : "miss";
+		/* the member's id is the job's */
+		if (hit) {
+			free(j.id);
+			j.id = member;
+		}
+		/* back to N: a replacement for the one taken, or the one missed */
+		brig_pool_refill(ctx->root, o->pool);
+	}
 	t0 = now_ms();
-	if (start(&j, err) < 0) {
+	if ((j.claimed ? start_claimed(&j, err) : start(&j, err)) < 0) {
 		j.error = brig_xstrdup(err->msg);
 		goto out;
 	}

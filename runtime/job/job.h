@@ -69,6 +69,7 @@ struct brig_job_opts {
 	const char *seccomp;                   /* NULL or "default", "unconfined", a file */
 	const char *const *keep_caps;          /* "CAP_NET_RAW" or "NET_RAW" */
 	size_t n_keep_caps;
+	const char *pool; /* run in a member of this pool (a cold job if none is ready) */
 };
 
 /*
@@ -81,5 +82,39 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 
 /* Remove every job whose brig is gone: its container, cgroup, state. */
 int brig_job_gc(const struct brig_context *ctx, struct brig_error *err);
+
+/*
+ * Warm pools (job/pool.c): @size sandboxes made ahead with @o's shaping
+ * options (its rootfs or bundle, limits, mounts, network, user, seccomp,
+ * capabilities), each an init that waits for one job; `brig job --pool`
+ * claims one.  @flags are those options as given, kept for the members
+ * made later (fill) and for list.
+ */
+int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned long size,
+                     const struct brig_job_opts *o, const char *const *flags, size_t n_flags,
+                     struct brig_error *err);
+/* Make members until the ready and the ones being made reach the size. */
+int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
+                   struct brig_error *err);
+/* Every member, waiting or running, and the pool, gone. */
+int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct brig_error *err);
+/* Members whose init died, half-made ones, abandoned claims, half-made pools. */
+int brig_pool_gc(const struct brig_context *ctx, struct brig_error *err);
+/* A pool name is a path component, as a container id is. */
+int brig_pool_check_name(const char *name, struct brig_error *err);
+
+struct brig_pool_info {
+	char *name;
+	unsigned long size;
+	size_t ready, creating;
+	char *options; /* the shaping flags, each NUL-terminated */
+	size_t options_len;
+};
+int brig_pool_list(const struct brig_context *ctx, struct brig_pool_info **out, size_t *n,
+                   struct brig_error *err);
+void brig_pool_info_free(struct brig_pool_info *p, size_t n);
+/* The shaping flags pool @name was made with (each NUL-terminated). */
+int brig_pool_options(const struct brig_context *ctx, const char *name, char **text, size_t *len,
+                      struct brig_error *err);
 
 #endif

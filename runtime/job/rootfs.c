@@ -418,6 +418,26 @@ void brig_job_root_release(struct brig_job_root *r)
 	*r = (struct brig_job_root)BRIG_JOB_ROOT_INIT;
 }
 
+void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id)
+{
+	r->jobs = brig_xasprintf("%s/jobs", state_root);
+	r->dir = brig_xasprintf("%s/jobs/%s", state_root, id);
+	r->merged = brig_xstrdup(JOB_MNT "/rootfs");
+	r->mounted = true;
+}
+
+void brig_job_root_forget(struct brig_job_root *r)
+{
+	if (r->dirfd >= 0)
+		close(r->dirfd);
+	if (r->idfd >= 0)
+		close(r->idfd);
+	free(r->jobs);
+	free(r->dir);
+	free(r->merged);
+	*r = (struct brig_job_root)BRIG_JOB_ROOT_INIT;
+}
+
 /* A ".new-*" directory older than the grace period. */
 static bool stale_new(int jobsfd, const char *name)
 {

@@ -235,3 +235,20 @@ void brig_reset_signals(void)
 		if (sig != SIGKILL && sig != SIGSTOP)
 			syscall(SYS_rt_sigaction, sig, &act, NULL, sizeof(act.mask));
 }
+
+int brig_fds_place_stdio(const int *stdio, struct brig_error *err)
+{
+	int high[3];
+
+	for (int i = 0; i < 3; i++) {
+		high[i] = fcntl(stdio[i], F_DUPFD_CLOEXEC, 3);
+		if (high[i] < 0)
+			return brig_error_setp(err, errno, "dup fd %d", stdio[i]);
+	}
+	for (int i = 0; i < 3; i++) {
+		if (dup2(high[i], i) < 0)
+			return brig_error_setp(err, errno, "dup2 to fd %d", i);
+		close(high[i]);
+	}
+	return 0;
+}

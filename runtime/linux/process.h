@@ -154,6 +154,14 @@ int brig_fds_check(unsigned int preserve, struct brig_error *err);
  * init's sync socket and exec fifo report a failing startContainer hook;
  * exec's joiner keeps its socket for the process it forks).
  */
+/*
+ * @stdio become fds 0, 1 and 2 (brig job's pipes, for an init or an exec
+ * process), first thing: every later step (a terminal, the fd clean-up)
+ * sees them as the caller's stdio.  Each is first copied above 2, so that
+ * one which is itself 0, 1 or 2 survives.
+ */
+int brig_fds_place_stdio(const int *stdio, struct brig_error *err);
+
 int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,
                      struct brig_error *err);
 

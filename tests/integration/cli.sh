@@ -5,8 +5,8 @@
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 
-# Every runc subcommand, and brig's own job, as brig's --help must list them.
-ALL_COMMANDS="checkpoint create delete events exec features job kill list pause ps
+# Every runc subcommand, and brig's own job and pool, as brig's --help must list them.
+ALL_COMMANDS="checkpoint create delete events exec features job kill list pause pool ps
 	restore resume run spec start state update"
 
 # Commands whose behaviour has not landed, with the arguments that get them
@@ -16,7 +16,7 @@ declare -A NOT_YET=(
 	[checkpoint]="c1" [restore]="c1"
 )
 # Implemented, each tested in its own file.
-IMPLEMENTED="create run start kill state list delete spec features pause resume ps events update exec job"
+IMPLEMENTED="create run start kill state list delete spec features pause resume ps events update exec job pool"
 
 package_version() {
 	sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$BRIG_BUILDDIR/config.h" 2>/dev/null

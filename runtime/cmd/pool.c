@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "cmd/cmd.h"
+#include "cmd/job.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+#include "util/jsonw.h"
+#include "util/strbuf.h"
+
+static const struct brig_option options[] = {
+	BRIG_JOB_SANDBOX_OPTIONS,
+	{ "size", 0, BRIG_OPT_STRING, "N", "create: how many sandboxes wait (1 to 1024)", NULL },
+	{ "format", 'f', BRIG_OPT_STRING, "table|json", "list: the output format", "table" },
+};
+
+/* The sandbox flags as given, "--name=value" each: what the pool keeps
+ * for the members made later and for list. */
+static char **given_flags(const struct brig_args *a, size_t *n)
+{
+	static const struct brig_option sandbox[] = { BRIG_JOB_SANDBOX_OPTIONS };
+	char **flags = NULL;
+
+	*n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(sandbox); i++) {
+		const struct brig_optval *v =
+		    brig_cmd_opt(options, ARRAY_SIZE(options), a, sandbox[i].name);
+		size_t k = sandbox[i].type == BRIG_OPT_LIST ? v->n : v->set;
+
+		for (size_t j = 0; j < k; j++) {
+			flags = realloc(flags, (*n + 1) * sizeof(*flags));
+			if (!flags)
+				brig_oom();
+			flags[(*n)++] =
+			    brig_xasprintf("--%s=%s", sandbox[i].name,
+			                   sandbox[i].type == BRIG_OPT_LIST ? v->list[j] : v->str);
+		}
+	}
+	return flags;
+}
+
+int brig_cmd_pool_options(const struct brig_context *ctx, const char *name,
+                          const struct brig_option *table, size_t n_table,
+                          struct brig_cmd_pool_args *pa, struct brig_error *err)
+{
+	size_t len, argc = 1;
+
+	if (brig_pool_options(ctx, name, &pa->text, &len, err) < 0)
+		return -1;
+	for (size_t i = 0; i < len; i++)
+		argc += pa->text[i] == '\0';
+	pa->argv = brig_xcalloc(argc + 1, sizeof(*pa->argv));
+	argc = 0;
+	for (size_t i = 0; i < len; i += strlen(pa->text + i) + 1)
+		pa->argv[argc++] = pa->text + i;
+	if (brig_options_parse(table, n_table, (int)argc, pa->argv, BRIG_PARSE_PERMUTE, &pa->a,
+	                       err) < 0)
+		return brig_error_wrap(err, "pool \"%s\"", name);
+	return 0;
+}
+
+void brig_cmd_pool_options_release(struct brig_cmd_pool_args *pa)
+{
+	brig_args_release(&pa->a);
+	free(pa->argv);
+	free(pa->text);
+}
+
+static int need_name(const struct brig_args *a, const char *sub, struct brig_error *err)
+{
+	if (a->n_pos != 2)
+		return brig_error_usage(err, "pool %s takes one NAME", sub);
+	return brig_pool_check_name(a->pos[1], err);
+}
+
+static int create(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
+{
+	const struct brig_optval *size = brig_cmd_opt(options, ARRAY_SIZE(options), a, "size");
+	struct brig_job_opts o = { 0 };
+	struct brig_job_args ja = { 0 };
+	char **flags = NULL, *end;
+	size_t n_flags = 0;
+	unsigned long n;
+	int r = -1;
+
+	if (need_name(a, "create", err) < 0)
+		return -1;
+	if (!size->set)
+		return brig_error_usage(err, "pool create: --size is needed");
+	n = strtoul(size->str, &end, 10);
+	if (size->str[0] < '0' || size->str[0] > '9' || *end || n < 1 || n > 1024)
+		return brig_error_usage(err, "--size \"%s\": expected a number from 1 to 1024",
+		                        size->str);
+	a->n_pos = 0; /* NAME is not a command */
+	if (brig_cmd_job_parse(options, ARRAY_SIZE(options), a, &ja, &o, err) < 0)
+		goto out;
+	flags = given_flags(a, &n_flags);
+	r = brig_pool_create(&cli->ctx, a->pos[1], n, &o, (const char *const *)flags, n_flags, err);
+out:
+	for (size_t i = 0; i < n_flags; i++)
+		free(flags[i]);
+	free(flags);
+	brig_job_args_release(&ja);
+	return r;
+}
+
+/* fill: what a claim starts in the background, by hand too. */
+static int fill(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
+{
+	static const struct brig_option sandbox[] = { BRIG_JOB_SANDBOX_OPTIONS };
+	struct brig_cmd_pool_args pa = { 0 };
+	struct brig_job_opts o = { 0 };
+	struct brig_job_args ja = { 0 };
+	int r;
+
+	if (need_name(a, "fill", err) < 0)
+		return -1;
+	r = brig_cmd_pool_options(&cli->ctx, a->pos[1], sandbox, ARRAY_SIZE(sandbox), &pa, err);
+	if (r == 0)
+		r = brig_cmd_job_parse(sandbox, ARRAY_SIZE(sandbox), &pa.a, &ja, &o, err);
+	if (r == 0)
+		r = brig_pool_fill(&cli->ctx, a->pos[1], &o, err);
+	brig_job_args_release(&ja);
+	brig_cmd_pool_options_release(&pa);
+	return r;
+}
+
+static void print_json(const struct brig_pool_info *p, size_t n)
+{
+	struct brig_jsonw w;
+	char *text;
+
+	brig_jsonw_init(&w, NULL);
+	brig_jsonw_array_begin(&w);
+	for (size_t i = 0; i < n; i++) {
+		brig_jsonw_object_begin(&w);
+		brig_jsonw_kv_string(&w, "name", p[i].name);
+		brig_jsonw_kv_uint(&w, "size", p[i].size);
+		brig_jsonw_kv_uint(&w, "ready", p[i].ready);
+		brig_jsonw_kv_uint(&w, "creating", p[i].creating);
+		brig_jsonw_key(&w, "options");
+		brig_jsonw_array_begin(&w);
+		for (size_t k = 0; k < p[i].options_len; k += strlen(p[i].options + k) + 1)
+			brig_jsonw_string(&w, p[i].options + k);
+		brig_jsonw_array_end(&w);
+		brig_jsonw_object_end(&w);
+	}
+	brig_jsonw_array_end(&w);
+	text = brig_jsonw_finish(&w);
+	printf("%s\n", text);
+	free(text);
+}
+
+static int list(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
+{
+	const struct brig_optval *f = brig_cmd_opt(options, ARRAY_SIZE(options), a, "format");
+	struct brig_pool_info *p;
+	size_t n;
+
+	if (a->n_pos != 1)
+		return brig_error_usage(err, "pool list takes no NAME");
+	if (f->set && strcmp(f->str, "table") && strcmp(f->str, "json"))
+		return brig_error_usage(err, "invalid format option \"%s\"", f->str);
+	if (brig_pool_list(&cli->ctx, &p, &n, err) < 0)
+		return -1;
+	if (f->set && !strcmp(f->str, "json")) {
+		print_json(p, n);
+	} else {
+		printf("%-20s %6s %6s %9s\n", "NAME", "SIZE", "READY", "CREATING");
+		for (size_t i = 0; i < n; i++)
+			printf("%-20s %6lu %6zu %9zu\n", p[i].name, p[i].size, p[i].ready,
+			       p[i].creating);
+	}
+	brig_pool_info_free(p, n);
+	return 0;
+}
+
+static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
+{
+	const char *sub = a->pos[0];
+
+	if (!strcmp(sub, "create"))
+		return create(cli, a, err);
+	if (!strcmp(sub, "list"))
+		return list(cli, a, err);
+	if (!strcmp(sub, "fill"))
+		return fill(cli, a, err);
+	if (!strcmp(sub, "destroy"))
+		return need_name(a, sub, err) < 0 ? -1
+		                                  : brig_pool_destroy(&cli->ctx, a->pos[1], err);
+	if (!strcmp(sub, "gc")) {
+		if (a->n_pos != 1)
+			return brig_error_usage(err, "pool gc takes no NAME");
+		return brig_pool_gc(&cli->ctx, err);
+	}
+	return brig_error_usage(err,
+	                        "unknown pool command \"%s\": expected create, list, fill, destroy "
+	                        "or gc",
+	                        sub);
+}
+
+const struct brig_command brig_cmd_pool = {
+	.name = "pool",
+	.args_usage = "create|list|fill|destroy|gc [<name>]",
+	.summary = "manage warm pools of waiting sandboxes for brig job --pool",
+	.description =
+	    "   A pool keeps sandboxes made ahead for brig job --pool: each has what a\n"
+	    "   job's sandbox has (its namespaces, its cgroup with the limits, the overlay\n"
+	    "   rootfs with its tmpfs upper layer, /dev, the masks, the seccomp profile\n"
+	    "   compiled) and an init that waits. A job claims one, runs its command in it\n"
+	    "   exactly as a cold brig job would (same result, plus \"pool\": \"hit\" or\n"
+	    "   \"miss\") and destroys it; a sandbox never serves two jobs. The claim starts\n"
+	    "   a replacement in the background (a detached brig pool fill, not a daemon).\n"
+	    "   An empty pool is a cold start, never an error.\n"
+	    "\n"
+	    "   pool create NAME --size N [sandbox flags]: make N sandboxes now, with\n"
+	    "   brig job's flags that shape a sandbox (--rootfs or --bundle, --memory,\n"
+	    "   --pids, --cpus, --cpu-time, --writable, --tmpfs, --mount, --network,\n"
+	    "   --user, --seccomp, --keep-caps). Prints nothing; on failure one line,\n"
+	    "   and nothing is left.\n"
+	    "   pool list [--format json]: name, size, ready, creating (and options).\n"
+	    "   pool fill NAME: make sandboxes until the pool is full again.\n"
+	    "   pool destroy NAME: every sandbox, waiting or running, and the pool gone.\n"
+	    "   pool gc: sandboxes whose init died, half-made ones, claims whose brig\n"
+	    "   died, half-made pools.\n"
+	    "\n"
+	    "   A pool lives under --root (pools/NAME), survives its creator and serves\n"
+	    "   any caller that can use the root.",
+	BRIG_OPTIONS(options),
+	.mode = BRIG_PARSE_PERMUTE,
+	.min_args = 1,
+	.max_args = 2,
+	.run = run,
+	.error_status = 125,
+};
