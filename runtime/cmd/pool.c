@@ -221,14 +221,20 @@ const struct brig_command brig_cmd_pool = {
 	    "   --pids, --cpus, --cpu-time, --writable, --tmpfs, --mount, --network,\n"
 	    "   --user, --seccomp, --keep-caps). Prints nothing; on failure one line,\n"
 	    "   and nothing is left.\n"
+	    "\n"
 	    "   pool list [--format json]: name, size, ready, creating (and options).\n"
+	    "\n"
 	    "   pool fill NAME: make sandboxes until the pool is full again.\n"
+	    "\n"
 	    "   pool destroy NAME: every sandbox, waiting or running, and the pool gone.\n"
+	    "\n"
 	    "   pool gc: sandboxes whose init died, half-made ones, claims whose brig\n"
 	    "   died, half-made pools.\n"
 	    "\n"
 	    "   A pool lives under --root (pools/NAME), survives its creator and serves\n"
-	    "   any caller that can use the root.",
+	    "   any caller that can use the root. A job whose brig is killed dies at\n"
+	    "   once (its process has brig's death as its parent-death signal); what it\n"
+	    "   left running in its sandbox goes with the next claim or pool gc.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

@@ -32,6 +32,7 @@
 #include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -299,7 +300,8 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 }
 
 /* A replacement for a claimed member, made by a detached brig (forked
- * twice: nobody waits for it) running `brig pool fill NAME`. */
+ * twice: nobody waits for it) running `brig pool fill NAME`, niced: it
+ * must not take the CPU from the job it makes room for. */
 void brig_pool_refill(const char *root, const char *name)
 {
 	pid_t pid = fork();
@@ -313,6 +315,7 @@ void brig_pool_refill(const char *root, const char *name)
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
 		close_range(3, ~0U, 0);
+		(void)!setpriority(PRIO_PROCESS, 0, 10);
 		execl("/proc/self/exe", "brig", "--root", root, "pool", "fill", name, (char *)NULL);
 		_exit(127);
 	}
