@@ -100,7 +100,8 @@ int brig_pool_enter(const char *root, const char *name, const char *id, int *hos
 /* Back in brig's namespace, the member destroyed, the claim released. */
 void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int host_mnt,
                     int lock);
-void brig_pool_refill(const char *root, const char *name);
+/* Start a replacement; the claimer keeps the returned fd until it exits. */
+int brig_pool_refill(const char *root, const char *name);
 /* The members of claimers that died (a claim does this first). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);
 /* job.c: make one member of @pool with @o's sandbox. */

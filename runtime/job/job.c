@@ -79,7 +79,24 @@ struct job {
 	bool member, claimed;
 	int host_mnt;  /* brig's mount namespace before it entered the member's */
 	int pool_lock; /* the claim's lock (job/pool.c) */
+	int refill;    /* the refill waits for it to close (job/pool.c) */
 };
+
+/* --debug: when each phase of the job ended, from brig job's start. */
+static uint64_t phase0_us;
+
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
+static void phase(const char *what)
+{
+	brig_debug("job: %s at %.3f ms", what, (double)(now_us() - phase0_us) / 1000.0);
+}
 
 /* ---------------------------------------------------------- signals */
 
@@ -550,14 +567,17 @@ static int finish(struct job *j, struct brig_error *err)
 	brig_error_release(&e);
 	j->res.oom_killed = j->res.usage.oom_kills > 0;
 	j->res.writable_used = brig_job_writable_used(&j->root);
+	phase("figures read");
 	if (j->o->export_dir && brig_job_export(&j->root, j->o->export_dir, err) < 0)
 		r = -1;
 	if (brig_container_delete(j->ctx, j->id, true, r < 0 ? &e : err) < 0)
 		r = -1;
 	brig_error_release(&e);
 	j->created = false;
+	phase("container deleted");
 	if (j->claimed)
 		pool_done(j);
+	phase("removed");
 	return r;
 }
 
@@ -587,6 +607,8 @@ static void job_release(struct job *j)
 		close(j->host_mnt);
 	if (j->pool_lock >= 0)
 		close(j->pool_lock);
+	if (j->refill >= 0)
+		close(j->refill);
 	brig_bundle_release(&j->base);
 	brig_error_release(&ignored);
 	free(j->rootfs);
@@ -619,6 +641,7 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 		.result_fd = -1,
 		.host_mnt = -1,
 		.pool_lock = -1,
+		.refill = -1,
 		.member = true,
 		.pool = pool,
 	};
@@ -717,6 +740,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		.result_fd = -1,
 		.host_mnt = -1,
 		.pool_lock = -1,
+		.refill = -1,
 	};
 	struct brig_error ignored = BRIG_ERROR_INIT;
 	char *member = NULL;
@@ -739,14 +763,18 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	unsetenv("LISTEN_FDS");
 	unsetenv("LISTEN_PID");
 	/* what dead brigs left, before this job adds its own */
+	phase0_us = now_us();
 	if (brig_job_gc(ctx, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
 	if (o->pool) {
 		int hit;
 
 		/* what a killed claimer left of its member, first */
+		phase("gc");
 		brig_pool_gc_claims(ctx, o->pool);
+		phase("pool gc");
 		hit = brig_pool_claim(ctx, o->pool, &member, &j.pool_lock, err);
+		phase("claim");
 
 		if (hit < 0)
 			goto out;
@@ -759,14 +787,17 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 			j.id = member;
 		}
 		/* back to N: a replacement for the one taken, or the one missed */
-		brig_pool_refill(ctx->root, o->pool);
+		j.refill = brig_pool_refill(ctx->root, o->pool);
+		phase("refill started");
 	}
 	t0 = now_ms();
 	if ((j.claimed ? start_claimed(&j, err) : start(&j, err)) < 0) {
 		j.error = brig_xstrdup(err->msg);
 		goto out;
 	}
+	phase("started");
 	watch(&j, t0);
+	phase("ended");
 	if (finish(&j, err) < 0) {
 		j.error = brig_xstrdup(err->msg);
 		goto out;

@@ -24,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -299,29 +300,50 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 	return 0;
 }
 
-/* A replacement for a claimed member, made by a detached brig (forked
- * twice: nobody waits for it) running `brig pool fill NAME`, niced: it
- * must not take the CPU from the job it makes room for. */
-void brig_pool_refill(const char *root, const char *name)
-{
-	pid_t pid = fork();
+/*
+ * A replacement for a claimed member, made by a detached brig (forked
+ * twice: nobody waits for it) running `brig pool fill NAME`, niced, and
+ * after the claimer is gone or REFILL_DELAY_MS has passed, whichever is
+ * first: making a member takes a CPU for milliseconds, which a short job
+ * must not have to share.  The claimer holds the returned pipe's write
+ * end until it exits (-1: no refill).
+ */
+#define REFILL_DELAY_MS 50
 
+int brig_pool_refill(const char *root, const char *name)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		struct pollfd wait = { .fd = 3, .events = POLLIN };
 
 		setsid();
 		if (fork() != 0)
 			_exit(0);
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
-		close_range(3, ~0U, 0);
+		if (dup2(p[0], 3) != 3)
+			_exit(1);
+		close_range(4, ~0U, 0);
 		(void)!setpriority(PRIO_PROCESS, 0, 10);
+		(void)!poll(&wait, 1, REFILL_DELAY_MS);
+		close(3);
 		execl("/proc/self/exe", "brig", "--root", root, "pool", "fill", name, (char *)NULL);
 		_exit(127);
 	}
-	if (pid > 0)
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	close(p[0]);
+	if (pid < 0) {
+		close(p[1]);
+		return -1;
+	}
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	return p[1];
 }
 
 /* ------------------------------------------------------------ the pool */
