@@ -17,7 +17,7 @@ static const struct brig_option options[] = {
 	{ "format", 'f', BRIG_OPT_STRING, "table|json", "list: the output format", "table" },
 };
 
-/* The sandbox flags as given, "--name=value" each: what the pool keeps
+/* The sandbox flags as given, "--name" "value" each: what the pool keeps
  * for the members made later and for list. */
 static char **given_flags(const struct brig_args *a, size_t *n)
 {
@@ -31,12 +31,12 @@ static char **given_flags(const struct brig_args *a, size_t *n)
 		size_t k = sandbox[i].type == BRIG_OPT_LIST ? v->n : v->set;
 
 		for (size_t j = 0; j < k; j++) {
-			flags = realloc(flags, (*n + 1) * sizeof(*flags));
+			flags = realloc(flags, (*n + 2) * sizeof(*flags));
 			if (!flags)
 				brig_oom();
+			flags[(*n)++] = brig_xasprintf("--%s", sandbox[i].name);
 			flags[(*n)++] =
-			    brig_xasprintf("--%s=%s", sandbox[i].name,
-			                   sandbox[i].type == BRIG_OPT_LIST ? v->list[j] : v->str);
+			    brig_xstrdup(sandbox[i].type == BRIG_OPT_LIST ? v->list[j] : v->str);
 		}
 	}
 	return flags;

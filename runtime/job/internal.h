@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct brig_config;
 struct brig_error;
@@ -33,7 +34,8 @@ char *brig_job_config(const struct brig_job_plan *p, struct brig_error *err);
  * the lock of a dead brig's job and removes what is left.  Its mounts
  * (w: the writable tmpfs, lower: the rootfs idmapped, rootfs: the
  * overlay) live in brig's own private mount namespace (rootfs.c says
- * where), so they go when brig does, whatever kills it.
+ * where), so they go when brig does, whatever kills it (and a pool
+ * member's, as its container's root, when the container goes).
  */
 struct brig_job_root {
 	char *jobs;   /* <state root>/jobs */
@@ -43,11 +45,12 @@ struct brig_job_root {
 	int idfd;     /* the lock of the id range, or -1 */
 	uint32_t host_id;
 	bool mounted; /* the job's mounts exist (rootfs.c's JOB_MNT) */
+	int upperfd;  /* the writable layer's upper directory, or -1 */
 };
 
-#define BRIG_JOB_ROOT_INIT                     \
-	{                                      \
-		NULL, NULL, NULL, -1, -1, 0, 0 \
+#define BRIG_JOB_ROOT_INIT                             \
+	{                                              \
+		NULL, NULL, NULL, -1, -1, 0, false, -1 \
 	}
 
 /* brig's own mount namespace, private: the job's mounts are nobody
@@ -74,9 +77,11 @@ uint64_t brig_job_writable_used(const struct brig_job_root *r);
 /* Unmount, remove the directory, unlock. */
 void brig_job_root_release(struct brig_job_root *r);
 
-/* A claimed pool member's root, in its mount namespace (job/pool.c):
- * brig made none of it, and removes none of it (forget). */
-void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id);
+/* A claimed pool member's root (job/pool.c): its init's root, and the
+ * upper directory its init kept; brig made none of it and removes none
+ * of it (forget). */
+void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id,
+                         pid_t init, int upperfd);
 void brig_job_root_forget(struct brig_job_root *r);
 
 /* Call @reap for each job of @state_root whose brig is gone (its lock is
@@ -89,17 +94,19 @@ struct brig_context;
 int brig_pool_member_begin(const char *root, const char *name, char **id, int *lock,
                            struct brig_error *err);
 void brig_pool_member_abort(const char *root, const char *name, const char *id, int lock);
-int brig_pool_member_ready(const char *root, const char *name, const char *id, int nsfd,
+/* Ready: the init keeps the writable layer's upper directory as @upperfd. */
+int brig_pool_member_ready(const char *root, const char *name, const char *id, int upperfd,
                            struct brig_error *err);
-/* 1 and the member's id and lock: a member claimed; 0: none ready. */
+/* 1 and the member's id, lock and upper fd number (in its init): a member
+ * claimed; 0: none ready. */
 int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id, int *lock,
-                    struct brig_error *err);
-/* Enter the member's mount namespace (brig's is kept in *@host_mnt). */
-int brig_pool_enter(const char *root, const char *name, const char *id, int *host_mnt,
+                    int *upperfd, struct brig_error *err);
+/* The claimed member's root: its init's, and the upper directory its init
+ * kept (pidfd_getfd). */
+int brig_pool_adopt(const struct brig_context *ctx, const char *id, int upperfd,
                     struct brig_job_root *r, struct brig_error *err);
-/* Back in brig's namespace, the member destroyed, the claim released. */
-void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int host_mnt,
-                    int lock);
+/* The member destroyed, the claim released. */
+void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int lock);
 /* Start a replacement; the claimer keeps the returned fd until it exits. */
 int brig_pool_refill(const char *root, const char *name);
 /* The members of claimers that died (a claim does this first). */

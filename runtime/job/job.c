@@ -77,9 +77,9 @@ struct job {
 	 * claimed one (an exec into it) */
 	const char *pool;
 	bool member, claimed;
-	int host_mnt;  /* brig's mount namespace before it entered the member's */
-	int pool_lock; /* the claim's lock (job/pool.c) */
-	int refill;    /* the refill waits for it to close (job/pool.c) */
+	int upper_in_init; /* a claimed member: its upper directory's fd in its init */
+	int pool_lock;     /* the claim's lock (job/pool.c) */
+	int refill;        /* the refill waits for it to close (job/pool.c) */
 };
 
 /* --debug: when each phase of the job ended, from brig job's start. */
@@ -339,8 +339,6 @@ static int start(struct job *j, struct brig_error *err)
 	gid = o->has_user ? o->gid : bp ? bp->user.gid : 0;
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
-	if (j->member && (j->host_mnt = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0)
-		return brig_error_setp(err, errno, "open /proc/self/ns/mnt");
 	if (brig_job_private_mounts(err) < 0)
 		return -1;
 	if ((j->member ? null_stdio(j, err) : open_stdio(j, err)) < 0)
@@ -386,7 +384,7 @@ static int start_claimed(struct job *j, struct brig_error *err)
 
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
-	if (brig_pool_enter(j->ctx->root, j->pool, j->id, &j->host_mnt, &j->root, err) < 0)
+	if (brig_pool_adopt(j->ctx, j->id, j->upper_in_init, &j->root, err) < 0)
 		return -1;
 	if (open_stdio(j, err) < 0)
 		return -1;
@@ -552,7 +550,7 @@ static void write_result(struct job *j, struct brig_error *err)
 static void pool_done(struct job *j)
 {
 	brig_job_root_forget(&j->root);
-	brig_pool_done(j->ctx, j->pool, j->id, TAKE_FD(j->host_mnt), TAKE_FD(j->pool_lock));
+	brig_pool_done(j->ctx, j->pool, j->id, TAKE_FD(j->pool_lock));
 	j->claimed = false;
 }
 
@@ -603,8 +601,6 @@ static void job_release(struct job *j)
 		close(j->pidfd);
 	if (j->result_fd >= 0)
 		close(j->result_fd);
-	if (j->host_mnt >= 0)
-		close(j->host_mnt);
 	if (j->pool_lock >= 0)
 		close(j->pool_lock);
 	if (j->refill >= 0)
@@ -639,33 +635,32 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 		.se = { .in = -1 },
 		.pidfd = -1,
 		.result_fd = -1,
-		.host_mnt = -1,
 		.pool_lock = -1,
 		.refill = -1,
 		.member = true,
 		.pool = pool,
 	};
 	struct brig_error err = BRIG_ERROR_INIT;
-	int ns;
+	char upper[16];
 
-	if (start(&j, &err) < 0 || (ns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC)) < 0 ||
-	    brig_sync_send_fd(sock, BRIG_SYNC_MOUNT_FD, ns, &err) < 0) {
-		if (!err.msg)
-			brig_error_setp(&err, errno, "open /proc/self/ns/mnt");
+	if (start(&j, &err) < 0) {
 		brig_sync_send(sock, BRIG_SYNC_ERROR, err.msg, &err);
 		j.id = NULL; /* the caller's */
 		job_release(&j);
 		_exit(1);
 	}
-	_exit(0); /* the container and the namespace stay: they are the member */
+	/* the init, cloned with it open, keeps the upper directory's fd */
+	snprintf(upper, sizeof(upper), "%d", j.root.upperfd);
+	brig_sync_send(sock, BRIG_SYNC_READY, upper, &err);
+	_exit(0); /* the container stays, with its mounts: it is the member */
 }
 
 int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
                            const char *pool, struct brig_error *err)
 {
 	_cleanup_free_ char *id = NULL;
-	_cleanup_close_ int ns = -1;
-	int lock = -1, sock[2];
+	char upper[16] = "";
+	int lock = -1, sock[2], r;
 	pid_t child;
 
 	if (check_opts(o, true, err) < 0)
@@ -685,16 +680,16 @@ int brig_job_member_create(const struct brig_context *ctx, const struct brig_job
 		member_child(ctx, o, pool, id, sock[1]);
 	}
 	close(sock[1]);
-	ns = child < 0 ? -1 : brig_sync_expect_fd(sock[0], BRIG_SYNC_MOUNT_FD, "pool member", err);
-	if (child < 0)
-		brig_error_setp(err, errno, "fork");
+	r = child < 0 ? brig_error_setp(err, errno, "fork")
+	              : brig_sync_expect_text(sock[0], BRIG_SYNC_READY, "pool member", upper,
+	                                      sizeof(upper), err);
 	close(sock[0]);
 	if (child > 0)
 		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 			;
-	if (ns < 0)
+	if (r < 0)
 		goto fail;
-	if (brig_pool_member_ready(ctx->root, pool, id, ns, err) < 0) {
+	if (brig_pool_member_ready(ctx->root, pool, id, atoi(upper), err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
 		brig_container_delete(ctx, id, true, &ignored);
@@ -738,7 +733,6 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		.se = { .in = -1 },
 		.pidfd = -1,
 		.result_fd = -1,
-		.host_mnt = -1,
 		.pool_lock = -1,
 		.refill = -1,
 	};
@@ -773,7 +767,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		phase("gc");
 		brig_pool_gc_claims(ctx, o->pool);
 		phase("pool gc");
-		hit = brig_pool_claim(ctx, o->pool, &member, &j.pool_lock, err);
+		hit = brig_pool_claim(ctx, o->pool, &member, &j.pool_lock, &j.upper_in_init, err);
 		phase("claim");
 
 		if (hit < 0)

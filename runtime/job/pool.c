@@ -8,12 +8,15 @@
  *   <root>/pools/NAME/creating/<id>    a member being made (its maker's flock)
  *   <root>/pools/NAME/ready/<id>       a member waiting
  *   <root>/pools/NAME/claimed/<id>     a member running a job (its claimer's flock)
- *   <root>/pools/NAME/mnt/<id>         the member's mount namespace, bound
  *
  * A member's mounts (its writable layer, its idmapped rootfs, the overlay)
- * live in a mount namespace of their own, as a cold job's do in brig's;
- * the namespace outlives the brig that made it because it is bound on
- * mnt/<id>, and the claimer enters it to copy in and out.  A claim is an
+ * are made in a mount namespace of their own, as a cold job's are in
+ * brig's, by a child that exits once the container is created: they live
+ * on as the container's root, and the upper directory as an fd its
+ * waiting init holds, whose number the ready/ entry says.  The claimer
+ * copies in through /proc/<init>/root and takes the upper directory with
+ * pidfd_getfd() to export and measure.  Nothing of a pool is mounted in
+ * anyone's namespace but the member's own.  A claim is an
  * flock then a rename from ready/ to claimed/: two claimers never get the
  * same member, and one that dies leaves an unlocked claimed/ entry that
  * the next gc removes with its member.
@@ -31,11 +34,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -50,7 +53,7 @@
 #include "util/id.h"
 #include "util/strbuf.h"
 
-static const char *const subdirs[] = { "creating", "ready", "claimed", "mnt" };
+static const char *const subdirs[] = { "creating", "ready", "claimed" };
 
 static char *pool_dir(const char *root, const char *name)
 {
@@ -103,14 +106,11 @@ static void remove_job_dir(const char *root, const char *id)
 static void member_destroy(const struct brig_context *ctx, const char *name, const char *id)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
-	_cleanup_free_ char *mnt = entry(ctx->root, name, "mnt", id);
 
 	brig_container_delete(ctx, id, true, &ignored);
 	brig_error_release(&ignored);
-	umount2(mnt, MNT_DETACH);
-	unlink(mnt);
 	remove_job_dir(ctx->root, id);
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 		_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
 
 		unlink(e);
@@ -148,42 +148,44 @@ void brig_pool_member_abort(const char *root, const char *name, const char *id, 
 }
 
 /*
- * Bind the mount namespace @nsfd (the member's, where its mounts are) on
- * mnt/<id>, then make the member ready.  The caller is in the host's mount
- * namespace: a namespace file can be bound only in an older namespace.
+ * Ready: the entry says which fd of the member's init is the writable
+ * layer's upper directory (it was open when the init was cloned, and the
+ * waiting init closes nothing), then moves to ready/.
  */
-int brig_pool_member_ready(const char *root, const char *name, const char *id, int nsfd,
+int brig_pool_member_ready(const char *root, const char *name, const char *id, int upperfd,
                            struct brig_error *err)
 {
-	_cleanup_free_ char *mnt = entry(root, name, "mnt", id);
 	_cleanup_free_ char *from = entry(root, name, "creating", id);
 	_cleanup_free_ char *to = entry(root, name, "ready", id);
-	char src[64];
-	int fd;
+	_cleanup_close_ int fd = open(from, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 
-	fd = open(mnt, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return brig_error_setp(err, errno, "create \"%s\"", mnt);
-	close(fd);
-	snprintf(src, sizeof(src), "/proc/self/fd/%d", nsfd);
-	if (mount(src, mnt, NULL, MS_BIND, NULL) < 0) {
-		brig_error_setp(err, errno, "bind the mount namespace on \"%s\"", mnt);
-		unlink(mnt);
-		return -1;
-	}
-	if (rename(from, to) < 0) {
-		brig_error_setp(err, errno, "rename \"%s\"", from);
-		umount2(mnt, MNT_DETACH);
-		unlink(mnt);
-		return -1;
-	}
+	if (fd < 0 || dprintf(fd, "%d\n", upperfd) < 0)
+		return brig_error_setp(err, errno, "write \"%s\"", from);
+	if (rename(from, to) < 0)
+		return brig_error_setp(err, errno, "rename \"%s\"", from);
 	return 0;
 }
 
 /* ------------------------------------------------------------ claims */
 
+/* The number a ready entry holds. */
+static bool read_fd_number(int fd, int *out)
+{
+	char buf[16] = { 0 };
+	char *end;
+	long n;
+
+	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+		return false;
+	n = strtol(buf, &end, 10);
+	if (end == buf || n < 0 || n > 1 << 20)
+		return false;
+	*out = (int)n;
+	return true;
+}
+
 int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id, int *lock,
-                    struct brig_error *err)
+                    int *upperfd, struct brig_error *err)
 {
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
 	_cleanup_free_ char *ready = brig_xasprintf("%s/ready", dir);
@@ -210,7 +212,7 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id,
 			close(fd);
 			continue;
 		}
-		if (!member_waits(ctx->root, e->d_name)) {
+		if (!member_waits(ctx->root, e->d_name) || !read_fd_number(fd, upperfd)) {
 			/* its init died while it waited: gone, and the next */
 			member_destroy(ctx, name, e->d_name);
 			close(fd);
@@ -223,26 +225,31 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id,
 	return 0;
 }
 
-int brig_pool_enter(const char *root, const char *name, const char *id, int *host_mnt,
+int brig_pool_adopt(const struct brig_context *ctx, const char *id, int upperfd,
                     struct brig_job_root *r, struct brig_error *err)
 {
-	_cleanup_free_ char *mnt = entry(root, name, "mnt", id);
-	_cleanup_close_ int ns = open(mnt, O_RDONLY | O_CLOEXEC);
+	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
+	_cleanup_close_ int pidfd = -1;
+	int fd = -1, ret = -1;
 
-	*host_mnt = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
-	if (ns < 0 || *host_mnt < 0)
-		return brig_error_setp(err, errno, "open \"%s\"", mnt);
-	if (setns(ns, CLONE_NEWNS) < 0)
-		return brig_error_setp(err, errno, "enter the mount namespace of \"%s\"", id);
-	brig_job_root_adopt(r, root, id);
-	return 0;
+	if (brig_container_ref_open(&c, ctx->root, id, BRIG_LOCK_SHARED, err) < 0)
+		goto out;
+	pidfd = brig_open_init(c.s);
+	/* the init's fd, copied: brig is root, the init brig's own child's */
+	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, upperfd, 0);
+	if (fd < 0) {
+		brig_error_setp(err, errno, "the writable layer of \"%s\"", id);
+		goto out;
+	}
+	brig_job_root_adopt(r, ctx->root, id, c.s->pid, fd);
+	ret = 0;
+out:
+	brig_container_ref_close(&c);
+	return ret;
 }
 
-void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int host_mnt,
-                    int lock)
+void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int lock)
 {
-	if (host_mnt >= 0 && setns(host_mnt, CLONE_NEWNS) < 0)
-		return; /* still in the member's: gc will finish */
 	member_destroy(ctx, name, id);
 	if (lock >= 0)
 		close(lock);
@@ -286,6 +293,34 @@ static int read_size(const char *dir, unsigned long *size, struct brig_error *er
 	return 0;
 }
 
+/* Destroy the members of @sub: all, or those unlocked (their maker or
+ * claimer died), or those whose init died. */
+static void each_member(const struct brig_context *ctx, const char *name, const char *sub,
+                        bool only_unlocked, bool only_dead)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/pools/%s/%s", ctx->root, name, sub);
+	_cleanup_closedir_ DIR *d = opendir(path);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		_cleanup_close_ int fd = -1;
+
+		if (e->d_name[0] == '.')
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+		if (only_unlocked && (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0))
+			continue;
+		if (only_dead && member_waits(ctx->root, e->d_name))
+			continue;
+		member_destroy(ctx, name, e->d_name);
+	}
+}
+
+void brig_pool_gc_claims(const struct brig_context *ctx, const char *name)
+{
+	each_member(ctx, name, "claimed", true, false);
+}
+
 int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
                    struct brig_error *err)
 {
@@ -294,6 +329,8 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 
 	if (read_size(dir, &size, err) < 0)
 		return brig_error_wrap(err, "pool \"%s\"", name);
+	/* members whose init died do not count: gone first */
+	each_member(ctx, name, "ready", true, true);
 	while (count(dir, "ready", false) + count(dir, "creating", true) < size)
 		if (brig_job_member_create(ctx, o, name, err) < 0)
 			return -1;
@@ -399,52 +436,48 @@ fail:
 	return -1;
 }
 
-/* Each entry of @sub: @fn(ctx, name, id) when @only_unlocked says so. */
-static void each_member(const struct brig_context *ctx, const char *name, const char *sub,
-                        bool only_unlocked, bool only_dead)
+/* Empty and remove the pool directory @tomb (a basename under pools/):
+ * members made meanwhile by a fill that was under way go too. */
+static int remove_pool(const struct brig_context *ctx, const char *tomb, struct brig_error *err)
 {
-	_cleanup_free_ char *path = brig_xasprintf("%s/pools/%s/%s", ctx->root, name, sub);
-	_cleanup_closedir_ DIR *d = opendir(path);
-	struct dirent *e;
+	_cleanup_free_ char *dir = pool_dir(ctx->root, tomb);
 
-	while (d && (e = readdir(d))) {
-		_cleanup_close_ int fd = -1;
+	for (int tries = 0; tries < 200; tries++) {
+		_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 
-		if (e->d_name[0] == '.')
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (only_unlocked && (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0))
-			continue;
-		if (only_dead && member_waits(ctx->root, e->d_name))
-			continue;
-		member_destroy(ctx, name, e->d_name);
+		if (fd < 0)
+			return errno == ENOENT ? 0
+			                       : brig_error_setp(err, errno, "open \"%s\"", dir);
+		/* every member, waiting or running: a running job then ends */
+		for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
+			each_member(ctx, tomb, subdirs[i], false, false);
+		for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
+			unlinkat(fd, subdirs[i], AT_REMOVEDIR);
+		unlinkat(fd, "options", 0);
+		unlinkat(fd, "size", 0);
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		usleep(10000);
 	}
+	return brig_error_setp(err, errno, "remove \"%s\"", dir);
 }
 
-void brig_pool_gc_claims(const struct brig_context *ctx, const char *name)
-{
-	each_member(ctx, name, "claimed", true, false);
-}
-
+/*
+ * The pool is first renamed out of the way (pools/.destroy-NAME-PID): no
+ * claim or fill finds it any more, and what a fill already under way
+ * makes in it is removed with the rest.
+ */
 int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct brig_error *err)
 {
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_free_ char *tomb = brig_xasprintf(".destroy-%s-%d", name, (int)getpid());
+	_cleanup_free_ char *to = pool_dir(ctx->root, tomb);
 
-	if (fd < 0)
+	if (rename(dir, to) < 0)
 		return errno == ENOENT
 		           ? brig_error_sete(err, ENOENT, "pool \"%s\" does not exist", name)
 		           : brig_error_setp(err, errno, "pool \"%s\"", name);
-	/* every member, waiting or running: a running job then ends */
-	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
-		each_member(ctx, name, subdirs[i], false, false);
-	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
-		unlinkat(fd, subdirs[i], AT_REMOVEDIR);
-	unlinkat(fd, "options", 0);
-	unlinkat(fd, "size", 0);
-	if (rmdir(dir) < 0 && errno != ENOENT)
-		return brig_error_setp(err, errno, "remove \"%s\"", dir);
-	return 0;
+	return remove_pool(ctx, tomb, err);
 }
 
 int brig_pool_gc(const struct brig_context *ctx, struct brig_error *err)
@@ -456,6 +489,14 @@ int brig_pool_gc(const struct brig_context *ctx, struct brig_error *err)
 	if (!d)
 		return errno == ENOENT ? 0 : brig_error_setp(err, errno, "open \"%s\"", pools);
 	while ((e = readdir(d))) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+
+		/* what a destroy that died left */
+		if (!strncmp(e->d_name, ".destroy-", 9)) {
+			remove_pool(ctx, e->d_name, &ignored);
+			brig_error_release(&ignored);
+			continue;
+		}
 		if (e->d_name[0] == '.')
 			continue;
 		/* a pool whose options are gone was half made or half destroyed */
@@ -464,8 +505,6 @@ int brig_pool_gc(const struct brig_context *ctx, struct brig_error *err)
 			    brig_xasprintf("%s/%s/options", pools, e->d_name);
 
 			if (access(opts, F_OK) < 0) {
-				struct brig_error ignored = BRIG_ERROR_INIT;
-
 				brig_pool_destroy(ctx, e->d_name, &ignored);
 				brig_error_release(&ignored);
 				continue;
@@ -474,6 +513,8 @@ int brig_pool_gc(const struct brig_context *ctx, struct brig_error *err)
 		each_member(ctx, e->d_name, "creating", true, false);
 		each_member(ctx, e->d_name, "claimed", true, false);
 		each_member(ctx, e->d_name, "ready", true, true);
+		/* back to its size, in the background */
+		close(brig_pool_refill(ctx->root, e->d_name));
 	}
 	return 0;
 }

@@ -219,6 +219,11 @@ int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t wr
 		return brig_error_setp(err, errno, "prepare \"%s/w/upper\"", JOB_MNT);
 	if (idmapped_lower(r, base, rootfs, err) < 0)
 		return -1;
+	/* the job's writes, by fd: export and the figures read them, and a
+	 * pool member's init keeps it for its claimer (pool.c) */
+	r->upperfd = openat(w, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->upperfd < 0)
+		return brig_error_setp(err, errno, "open \"%s/w/upper\"", JOB_MNT);
 	if (mount("overlay", JOB_MNT "/rootfs", "overlay", MS_NOSUID | MS_NODEV,
 	          "lowerdir=" JOB_MNT "/lower,upperdir=" JOB_MNT "/w/upper,workdir=" JOB_MNT
 	          "/w/work") < 0)
@@ -353,16 +358,13 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 
 int brig_job_export(const struct brig_job_root *r, const char *dir, struct brig_error *err)
 {
-	const char *upper = JOB_MNT "/w/upper";
 	_cleanup_close_ int src = -1, dst = -1;
-
-	(void)r;
 
 	if (brig_mkdir_p(dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
-	src = open(upper, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	src = r->upperfd >= 0 ? openat(r->upperfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
 	if (src < 0)
-		return brig_error_setp(err, errno, "open \"%s\"", upper);
+		return brig_error_setp(err, errno, "open the writable layer");
 	dst = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dst < 0)
 		return brig_error_setp(err, errno, "--export: open \"%s\"", dir);
@@ -379,7 +381,7 @@ uint64_t brig_job_writable_used(const struct brig_job_root *r)
 {
 	struct statfs sf;
 
-	if (!r->mounted || statfs(JOB_MNT "/w", &sf) < 0)
+	if (r->upperfd < 0 || fstatfs(r->upperfd, &sf) < 0)
 		return 0;
 	return (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
 }
@@ -412,18 +414,21 @@ void brig_job_root_release(struct brig_job_root *r)
 		close(r->dirfd);
 	if (r->idfd >= 0)
 		close(r->idfd);
+	if (r->upperfd >= 0)
+		close(r->upperfd);
 	free(r->jobs);
 	free(r->dir);
 	free(r->merged);
 	*r = (struct brig_job_root)BRIG_JOB_ROOT_INIT;
 }
 
-void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id)
+void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id,
+                         pid_t init, int upperfd)
 {
 	r->jobs = brig_xasprintf("%s/jobs", state_root);
 	r->dir = brig_xasprintf("%s/jobs/%s", state_root, id);
-	r->merged = brig_xstrdup(JOB_MNT "/rootfs");
-	r->mounted = true;
+	r->merged = brig_xasprintf("/proc/%d/root", (int)init);
+	r->upperfd = upperfd;
 }
 
 void brig_job_root_forget(struct brig_job_root *r)
@@ -432,6 +437,8 @@ void brig_job_root_forget(struct brig_job_root *r)
 		close(r->dirfd);
 	if (r->idfd >= 0)
 		close(r->idfd);
+	if (r->upperfd >= 0)
+		close(r->upperfd);
 	free(r->jobs);
 	free(r->dir);
 	free(r->merged);
