@@ -61,6 +61,8 @@ char *brig_result_json(const struct brig_result *r)
 	brig_jsonw_kv_bool(&w, "oom_killed", r->oom_killed);
 	if (r->pool)
 		brig_jsonw_kv_string(&w, "pool", r->pool);
+	if (r->warning)
+		brig_jsonw_kv_string(&w, "warning", r->warning);
 	brig_jsonw_object_end(&w);
 	text = brig_jsonw_finish(&w);
 	/* one line, newline-terminated */

@@ -25,7 +25,8 @@ struct brig_result {
 	uint64_t stdout_bytes, stderr_bytes, stdout_dropped, stderr_dropped;
 	bool has_writable; /* brig made the writable layer */
 	uint64_t writable_used;
-	const char *pool; /* brig job --pool: "hit" or "miss"; NULL: no field */
+	const char *pool;    /* brig job --pool: "hit" or "miss"; NULL: no field */
+	const char *warning; /* what the job ran without; NULL: no field */
 };
 
 /* "exited", "signaled", "timeout", "oom" or "error" */

@@ -224,6 +224,7 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	o->id = V("id")->str;
 	o->pool = V("pool")->str;
 	o->seccomp = V("seccomp")->str;
+	o->no_userns = V("no-userns")->b;
 	if (duration(V("timeout"), "timeout", 60000, &o->timeout_ms, err) < 0 ||
 	    duration(V("cpu-time"), "cpu-time", 0, &o->cpu_time_ms, err) < 0 ||
 	    size(V("memory"), "memory", 512u << 20, &o->memory, err) < 0 ||
@@ -342,6 +343,10 @@ const struct brig_command brig_cmd_job = {
 	    "\n"
 	    "   Exit status: the job's, 128+N when it was killed by signal N, 124 at\n"
 	    "   the timeout, 125 when brig could not run it (one line on stderr).\n"
+	    "\n"
+	    "   On a host without user namespaces (or with --no-userns) the job runs\n"
+	    "   as the host's root, still without capabilities, and the result says so\n"
+	    "   in a \"warning\" field.\n"
 	    "\n"
 	    "   Host ids: a job's ids 0-65535 are a range of the host's that no other\n"
 	    "   running job has: from the \"brig\" entries of /etc/subuid and /etc/subgid\n"

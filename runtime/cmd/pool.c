@@ -30,6 +30,15 @@ static char **given_flags(const struct brig_args *a, size_t *n)
 		    brig_cmd_opt(options, ARRAY_SIZE(options), a, sandbox[i].name);
 		size_t k = sandbox[i].type == BRIG_OPT_LIST ? v->n : v->set;
 
+		if (sandbox[i].type == BRIG_OPT_BOOL) {
+			if (v->b) {
+				flags = realloc(flags, (*n + 1) * sizeof(*flags));
+				if (!flags)
+					brig_oom();
+				flags[(*n)++] = brig_xasprintf("--%s", sandbox[i].name);
+			}
+			continue;
+		}
 		for (size_t j = 0; j < k; j++) {
 			flags = realloc(flags, (*n + 2) * sizeof(*flags));
 			if (!flags)

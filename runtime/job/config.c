@@ -163,10 +163,12 @@ static void write_mounts(struct brig_jsonw *w, const struct brig_job_plan *p)
 	}
 	/* idmapped with the job's own mappings: the host's root is the job's */
 	for (size_t i = 0; i < o->n_binds; i++)
-		write_mount(w, &(struct job_mount){ o->binds[i].destination, "bind",
-		                                    o->binds[i].source,
-		                                    OPTS("bind", o->binds[i].rw ? "rw" : "ro",
-		                                         "nosuid", "nodev", "idmap") });
+		write_mount(
+		    w, &(struct job_mount){ o->binds[i].destination, "bind", o->binds[i].source,
+		                            p->userns ? OPTS("bind", o->binds[i].rw ? "rw" : "ro",
+		                                             "nosuid", "nodev", "idmap")
+		                                      : OPTS("bind", o->binds[i].rw ? "rw" : "ro",
+		                                             "nosuid", "nodev") });
 	brig_jsonw_array_end(w);
 }
 
@@ -344,12 +346,14 @@ static void write_paths(struct brig_jsonw *w)
 
 static int write_linux(struct brig_jsonw *w, const struct brig_job_plan *p, struct brig_error *err)
 {
-	static const char *const ns[] = { "pid", "ipc", "uts", "mount", "cgroup", "user" };
+	static const char *const ns[] = { "pid", "ipc", "uts", "mount", "cgroup" };
 
 	brig_jsonw_key(w, "linux");
 	brig_jsonw_object_begin(w);
-	write_mapping(w, "uidMappings", p->host_id);
-	write_mapping(w, "gidMappings", p->host_id);
+	if (p->userns) {
+		write_mapping(w, "uidMappings", p->host_id);
+		write_mapping(w, "gidMappings", p->host_id);
+	}
 	brig_jsonw_key(w, "namespaces");
 	brig_jsonw_array_begin(w);
 	for (size_t i = 0; i < ARRAY_SIZE(ns); i++) {
@@ -357,9 +361,13 @@ static int write_linux(struct brig_jsonw *w, const struct brig_job_plan *p, stru
 		brig_jsonw_kv_string(w, "type", ns[i]);
 		brig_jsonw_object_end(w);
 	}
-	if (p->o->network != BRIG_JOB_NET_HOST) {
+	for (size_t i = 0; i < 2; i++) {
+		const char *type = i ? "user" : "network";
+
+		if (i ? !p->userns : p->o->network == BRIG_JOB_NET_HOST)
+			continue;
 		brig_jsonw_object_begin(w);
-		brig_jsonw_kv_string(w, "type", "network");
+		brig_jsonw_kv_string(w, "type", type);
 		brig_jsonw_object_end(w);
 	}
 	brig_jsonw_array_end(w);

@@ -19,6 +19,7 @@ struct brig_job_opts;
 /* What job.c decided, for the config (config.c). */
 struct brig_job_plan {
 	bool member; /* a pool's: its process is never run (an exec is) */
+	bool userns; /* the job has a user namespace of its own */
 	const struct brig_job_opts *o;
 	const struct brig_config *base; /* --bundle's config.json, or NULL */
 	const char *rootfs;             /* root.path: the overlay */
@@ -46,12 +47,12 @@ struct brig_job_root {
 	uint32_t host_id;
 	bool mounted; /* the job's mounts exist (rootfs.c's JOB_MNT) */
 	int upperfd;  /* the writable layer's upper directory, or -1 */
+	bool userns;  /* the job has a user namespace: ids and an idmapped lower */
 };
 
-#define BRIG_JOB_ROOT_INIT                             \
-	{                                              \
-		NULL, NULL, NULL, -1, -1, 0, false, -1 \
-	}
+/* clang-format off */
+#define BRIG_JOB_ROOT_INIT { NULL, NULL, NULL, -1, -1, 0, false, -1, true }
+/* clang-format on */
 
 /* brig's own mount namespace, private: the job's mounts are nobody
  * else's and go with brig.  First, before any fd that mounts are made

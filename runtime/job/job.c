@@ -292,6 +292,7 @@ static int write_config(struct job *j, struct brig_error *err)
 {
 	struct brig_job_plan plan = {
 		.member = j->member,
+		.userns = j->root.userns,
 		.o = j->o,
 		.base = j->o->bundle ? j->base.config : NULL,
 		.rootfs = j->root.merged,
@@ -302,6 +303,22 @@ static int write_config(struct job *j, struct brig_error *err)
 	if (!text)
 		return -1;
 	return brig_write_file_atomic(j->root.dirfd, "config.json", text, strlen(text), 0600, err);
+}
+
+/* Whether this kernel gives brig user namespaces: built with them, and
+ * not switched off (user.max_user_namespaces = 0). */
+static bool userns_available(void)
+{
+	_cleanup_free_ char *max = NULL;
+	size_t len;
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	bool ok = access("/proc/self/ns/user", F_OK) == 0;
+
+	if (ok && brig_read_file(AT_FDCWD, "/proc/sys/user/max_user_namespaces", 64, &max, &len,
+	                         &ignored) == 0)
+		ok = strtoul(max, NULL, 10) > 0;
+	brig_error_release(&ignored);
+	return ok;
 }
 
 /* A pool member's init waits with no stdio: the job's comes with the
@@ -339,6 +356,12 @@ static int start(struct job *j, struct brig_error *err)
 	gid = o->has_user ? o->gid : bp ? bp->user.gid : 0;
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
+	j->root.userns = !o->no_userns && userns_available();
+	if (!j->root.userns)
+		j->res.warning = o->no_userns ? "no user namespace (--no-userns): the job's root "
+		                                "is the host's root, without capabilities"
+		                              : "the host has no user namespaces: the job's root "
+		                                "is the host's root, without capabilities";
 	if (brig_job_private_mounts(err) < 0)
 		return -1;
 	if ((j->member ? null_stdio(j, err) : open_stdio(j, err)) < 0)

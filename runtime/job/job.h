@@ -70,6 +70,7 @@ struct brig_job_opts {
 	const char *const *keep_caps;          /* "CAP_NET_RAW" or "NET_RAW" */
 	size_t n_keep_caps;
 	const char *pool; /* run in a member of this pool (a cold job if none is ready) */
+	bool no_userns;   /* no user namespace: the job's root is the host's */
 };
 
 /*

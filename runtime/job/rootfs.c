@@ -145,7 +145,7 @@ int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const c
 		return brig_error_setp(err, e, "rename \"%s\"", tmp);
 	}
 	r->merged = brig_xstrdup(JOB_MNT "/rootfs");
-	return claim_ids(r, err);
+	return r->userns ? claim_ids(r, err) : 0;
 }
 
 static int mkdirs(int dirfd, const char *const *names, struct brig_error *err)
@@ -168,15 +168,21 @@ static int idmapped_lower(const struct brig_job_root *r, int base, const char *r
 	};
 	struct mount_attr attr = { .attr_set = MOUNT_ATTR_IDMAP | MOUNT_ATTR_RDONLY |
 		                               MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV };
-	_cleanup_close_ int userns = brig_idmap_userns(&maps, err);
+	_cleanup_close_ int userns = -1;
 	_cleanup_close_ int tree = -1;
 
-	if (userns < 0)
-		return -1;
+	/* without a user namespace, the same read-only bind, not idmapped */
+	if (r->userns) {
+		userns = brig_idmap_userns(&maps, err);
+		if (userns < 0)
+			return -1;
+		attr.userns_fd = (uint64_t)userns;
+	} else {
+		attr.attr_set &= ~(uint64_t)MOUNT_ATTR_IDMAP;
+	}
 	tree = open_tree(AT_FDCWD, rootfs, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
 	if (tree < 0)
 		return brig_error_setp(err, errno, "--rootfs: open \"%s\"", rootfs);
-	attr.userns_fd = (uint64_t)userns;
 	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
 		return brig_error_setp(err, errno, "--rootfs: idmap \"%s\"", rootfs);
 	if (move_mount(tree, "", base, "lower", MOVE_MOUNT_F_EMPTY_PATH) < 0)

@@ -296,6 +296,36 @@ t_ids() {
 	assert_clean
 }
 
+# --no-userns (what brig also does, by itself, on a host without user
+# namespaces): no user namespace, so the job's root is the host's root,
+# but with no capability, under no_new_privs and seccomp; the rootfs is
+# still read-only under the overlay, and the result carries a warning.
+t_no_userns() {
+	local before
+	before=$(find "$ROOTFS" -xdev -printf '%p %m %U:%G %s\n' | sort | md5sum)
+	job --no-userns -- sh -c 'cat /proc/self/uid_map; id -u
+		grep -E "^(CapEff|CapPrm|NoNewPrivs|Seccomp):" /proc/self/status
+		readlink /proc/self/ns/user
+		echo written > /etc/owned && touch /bin/new && echo wrote'
+	assert_rc 0
+	assert_eq "$(sed -n 1p <<<"$out" | awk '{ print $1, $2, $3 }')" "0 0 4294967295" \
+		"uid_map: the host's"
+	assert_eq "$(readlink /proc/self/ns/user)" "$(grep '^user:' <<<"$out")" \
+		"the job's user namespace is the host's"
+	assert_eq "$(awk '$1 == "CapEff:" || $1 == "CapPrm:" { print $2 }' <<<"$out" | sort -u)" \
+		0000000000000000 "no capability"
+	assert_eq "$(awk '$1 == "NoNewPrivs:" { print $2 }' <<<"$out")" 1 "NoNewPrivs"
+	assert_eq "$(awk '$1 == "Seccomp:" { print $2 }' <<<"$out")" 2 "Seccomp"
+	assert_contains "$out" wrote "writes land in the writable layer"
+	assert_eq "$(find "$ROOTFS" -xdev -printf '%p %m %U:%G %s\n' | sort | md5sum)" "$before" \
+		"the rootfs is unchanged"
+	assert_match "$(res warning)" 'no user namespace' "result .warning"
+	# without the flag, no warning field
+	job -- true
+	assert_res warning null
+	assert_clean
+}
+
 # No capability (any set), no_new_privs, a seccomp filter, core=0 and
 # nofile=1024, and a namespace of its own of every kind.
 t_hardened() {
@@ -1092,6 +1122,7 @@ tap_test "default environment: exactly PATH and HOME=/root" t_env_default
 tap_test "--env adds and overrides; HOME follows --user" t_env
 tap_test "uid 0 inside, an unprivileged host id range outside" t_ids
 tap_test "hardened by default: caps, no_new_privs, seccomp, rlimits, namespaces" t_hardened
+tap_test "--no-userns: the host's ids, still no caps, a warning in the result" t_no_userns
 tap_test "/dev holds only the standard nodes" t_dev
 tap_test "--network loopback (the default): only lo, up" t_network_loopback
 tap_test "--network none: lo down" t_network_none
