@@ -696,11 +696,14 @@ int brig_job_member_create(const struct brig_context *ctx, const struct brig_job
 	}
 	child = fork();
 	if (child == 0) {
-		/* the member's init must not hold the creating/ entry's lock:
-		 * claimers lock the entry once it is ready/ */
-		close(lock);
-		close(sock[0]);
-		member_child(ctx, o, pool, id, sock[1]);
+		/* the member's init, cloned by this child, keeps what it holds:
+		 * nothing of brig's but the socket (not the creating/ entry's
+		 * lock, which claimers take once it is ready/, nor the pool's
+		 * fill lock) */
+		if (dup2(sock[1], 3) != 3)
+			_exit(1);
+		close_range(4, ~0U, 0);
+		member_child(ctx, o, pool, id, 3);
 	}
 	close(sock[1]);
 	r = child < 0 ? brig_error_setp(err, errno, "fork")

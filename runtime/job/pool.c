@@ -325,8 +325,15 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
                    struct brig_error *err)
 {
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
+	_cleanup_free_ char *lockpath = brig_xasprintf("%s/fill.lock", dir);
+	_cleanup_close_ int lock = -1;
 	unsigned long size;
 
+	/* one fill at a time: each claim starts one, and two counting at
+	 * once would both make the member that is missing */
+	lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (lock < 0 || flock(lock, LOCK_EX) < 0)
+		return brig_error_setp(err, errno, "pool \"%s\": lock", name);
 	if (read_size(dir, &size, err) < 0)
 		return brig_error_wrap(err, "pool \"%s\"", name);
 	/* members whose init died do not count: gone first */
@@ -349,6 +356,7 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 
 int brig_pool_refill(const char *root, const char *name)
 {
+	_cleanup_free_ char *fillers = brig_xasprintf("%s/pools/%s/fillers", root, name);
 	int p[2];
 	pid_t pid;
 
@@ -357,16 +365,20 @@ int brig_pool_refill(const char *root, const char *name)
 	pid = fork();
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		/* held (shared) while it waits and fills: destroy waits for it */
+		int held = open(fillers, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
 		struct pollfd wait = { .fd = 3, .events = POLLIN };
 
+		if (held >= 0)
+			flock(held, LOCK_SH);
 		setsid();
 		if (fork() != 0)
 			_exit(0);
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
-		if (dup2(p[0], 3) != 3)
+		if (dup2(p[0], 3) != 3 || (held >= 0 && dup2(held, 4) != 4))
 			_exit(1);
-		close_range(4, ~0U, 0);
+		close_range(held >= 0 ? 5 : 4, ~0U, 0);
 		(void)!setpriority(PRIO_PROCESS, 0, 10);
 		(void)!poll(&wait, 1, REFILL_DELAY_MS);
 		close(3);
@@ -455,11 +467,23 @@ static int remove_pool(const struct brig_context *ctx, const char *tomb, struct 
 			unlinkat(fd, subdirs[i], AT_REMOVEDIR);
 		unlinkat(fd, "options", 0);
 		unlinkat(fd, "size", 0);
+		unlinkat(fd, "fill.lock", 0);
+		unlinkat(fd, "fillers", 0);
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return 0;
 		usleep(10000);
 	}
 	return brig_error_setp(err, errno, "remove \"%s\"", dir);
+}
+
+/* Wait for every holder of the lock @file in @dir to let it go. */
+static void wait_for(const char *dir, const char *file)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/%s", dir, file);
+	_cleanup_close_ int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd >= 0)
+		flock(fd, LOCK_EX);
 }
 
 /*
@@ -477,6 +501,11 @@ int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct b
 		return errno == ENOENT
 		           ? brig_error_sete(err, ENOENT, "pool \"%s\" does not exist", name)
 		           : brig_error_setp(err, errno, "pool \"%s\"", name);
+	/* the refills under way, waiting or filling, end first: a member one
+	 * was making finds no pool to be ready in, and goes; the next ones
+	 * find no pool */
+	wait_for(to, "fillers");
+	wait_for(to, "fill.lock");
 	return remove_pool(ctx, tomb, err);
 }
 
