@@ -98,6 +98,22 @@ static void phase(const char *what)
 	brig_debug("job: %s at %.3f ms", what, (double)(now_us() - phase0_us) / 1000.0);
 }
 
+/* A job with nothing made yet: every fd -1. */
+#define JOB_INIT(ctx_, o_)                         \
+	((struct job){ .ctx = (ctx_),              \
+	               .o = (o_),                  \
+	               .base = BRIG_BUNDLE_INIT,   \
+	               .root = BRIG_JOB_ROOT_INIT, \
+	               .stdio = { -1, -1, -1 },    \
+	               .out_fd = -1,               \
+	               .err_fd = -1,               \
+	               .so = { .in = -1 },         \
+	               .se = { .in = -1 },         \
+	               .pidfd = -1,                \
+	               .result_fd = -1,            \
+	               .pool_lock = -1,            \
+	               .refill = -1 })
+
 /* ---------------------------------------------------------- signals */
 
 static int signal_pipe[2] = { -1, -1 };
@@ -638,34 +654,20 @@ static void job_release(struct job *j)
 /*
  * A pool's member (job/pool.c): made by a child, which builds the job's
  * mounts in a mount namespace of its own and creates the container, whose
- * init waits; the child hands the namespace back and exits, and brig,
- * still in its own namespace, binds it on the pool's mnt/<id>.
+ * init waits and keeps the upper directory's fd; the child tells brig the
+ * fd's number and exits, and brig makes the member ready.
  */
 static __attribute__((noreturn)) void member_child(const struct brig_context *ctx,
                                                    const struct brig_job_opts *o, const char *pool,
                                                    char *id, int sock)
 {
-	struct job j = {
-		.ctx = ctx,
-		.o = o,
-		.id = id,
-		.base = BRIG_BUNDLE_INIT,
-		.root = BRIG_JOB_ROOT_INIT,
-		.stdio = { -1, -1, -1 },
-		.out_fd = -1,
-		.err_fd = -1,
-		.so = { .in = -1 },
-		.se = { .in = -1 },
-		.pidfd = -1,
-		.result_fd = -1,
-		.pool_lock = -1,
-		.refill = -1,
-		.member = true,
-		.pool = pool,
-	};
+	struct job j = JOB_INIT(ctx, o);
 	struct brig_error err = BRIG_ERROR_INIT;
 	char upper[16];
 
+	j.id = id;
+	j.member = true;
+	j.pool = pool;
 	if (start(&j, &err) < 0) {
 		brig_sync_send(sock, BRIG_SYNC_ERROR, err.msg, &err);
 		j.id = NULL; /* the caller's */
@@ -747,21 +749,7 @@ int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
 int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, int *status,
                  struct brig_error *err)
 {
-	struct job j = {
-		.ctx = ctx,
-		.o = o,
-		.base = BRIG_BUNDLE_INIT,
-		.root = BRIG_JOB_ROOT_INIT,
-		.stdio = { -1, -1, -1 },
-		.out_fd = -1,
-		.err_fd = -1,
-		.so = { .in = -1 },
-		.se = { .in = -1 },
-		.pidfd = -1,
-		.result_fd = -1,
-		.pool_lock = -1,
-		.refill = -1,
-	};
+	struct job j = JOB_INIT(ctx, o);
 	struct brig_error ignored = BRIG_ERROR_INIT;
 	char *member = NULL;
 	uint64_t t0;
