@@ -67,6 +67,24 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+/*
+ * The result, written whole under a temporary name and renamed in place,
+ * but never over a file that exists (nor through a symlink at its name):
+ * an annotation may name a new file, not replace one of the host's.
+ */
+static void write_new(const char *path, const char *text)
+{
+	_cleanup_free_ char *tmp = brig_xasprintf("%s.tmp.%d", path, (int)getpid());
+	_cleanup_close_ int fd =
+	    open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		return;
+	if (brig_write_all(fd, text, strlen(text)) < 0 ||
+	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
+		unlink(tmp);
+}
+
 /* The watcher itself: it never returns. */
 static __attribute__((noreturn)) void watch(const char *root, const char *id, int pidfd, pid_t pid,
                                             uint64_t timeout_ms, const char *result)
@@ -107,8 +125,7 @@ static __attribute__((noreturn)) void watch(const char *root, const char *id, in
 	if (result) {
 		_cleanup_free_ char *text = brig_result_json(&r);
 
-		brig_write_file_atomic(AT_FDCWD, result, text, strlen(text), 0644, &e);
-		brig_error_release(&e);
+		write_new(result, text);
 	}
 	_exit(0);
 }

@@ -4,7 +4,8 @@
  * bundle whose annotations say
  *
  *   "run.brig.job.timeout": "30s"           kill every process at 30 s
- *   "run.brig.job.result": "/abs/path.json" write the result there
+ *   "run.brig.job.result": "/abs/path.json" write the result there (a new
+ *                                           file: never over one that exists)
  *
  * gets, when it starts, a watcher: a small detached process (no daemon:
  * it lives as long as the container) that waits for the container's end

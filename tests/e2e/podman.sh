@@ -403,6 +403,17 @@ s_job_annotations() {
 	wait_for "$T/ok.json"
 	assert_eq "$(jq -r .reason "$T/ok.json")" exited
 	assert_eq "$(jq -r .timed_out "$T/ok.json")" false
+	# an existing file is never replaced (an annotation may name a new
+	# file only), nor is a symlink followed
+	echo keep >"$T/existing"
+	ln -s "$T/victim" "$T/link"
+	run_cmd P run --rm --annotation run.brig.job.result="$T/existing" "$IMG" true
+	assert_rc 0
+	run_cmd P run --rm --annotation run.brig.job.result="$T/link" "$IMG" true
+	assert_rc 0
+	sleep 0.5
+	assert_eq "$(cat "$T/existing")" keep "a file the result path named"
+	assert [ ! -e "$T/victim" ]
 	# a bad value is one line from create, nothing left
 	run_cmd P run --rm --annotation run.brig.job.timeout=soon "$IMG" true
 	assert_ne "$rc" 0
