@@ -263,6 +263,12 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 	}
 	/* opened first: a reader of its own sees the writers go */
 	watch = openat(c.e.dirfd, EXEC_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (watch < 0 && errno == ENOENT) {
+		/* a warm pool's member (handoff.h): a job claims it */
+		brig_error_set(err, "container \"%s\" waits for a job: brig job --pool claims it",
+		               id);
+		goto out;
+	}
 	if (watch < 0 ||
 	    (brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART) && (pidfd = brig_open_init(s)) < 0)) {
 		brig_error_setp(err, errno, "start container \"%s\"", id);

@@ -34,6 +34,12 @@ struct brig_create_opts {
 	const int *stdio;
 	bool parent_death;
 	int *pidfd;
+	/* a warm pool's member (job/pool.c): no exec.fifo, the init waits
+	 * for its job on this socketpair (both ends stay in the init) and
+	 * runs it (handoff.h); with @handoff_filtered it waits under its
+	 * seccomp filter already (the profile allows what the hand-off does) */
+	const int *handoff;
+	bool handoff_filtered;
 };
 
 /*

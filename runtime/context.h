@@ -22,6 +22,7 @@ struct brig_context {
 	bool systemd_cgroup;         /* --systemd-cgroup, --cgroup-manager systemd */
 	bool no_cgroup;              /* --cgroup-manager disabled */
 	enum brig_rootless rootless; /* --rootless */
+	char **argv;                 /* brig's own, to re-execute (linux/selfexe.h) */
 };
 
 #endif

@@ -315,6 +315,8 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		.saved_mask = *saved_mask,
 		.stdio = o->stdio,
 		.parent_death = o->parent_death,
+		.handoff = o->handoff,
+		.handoff_filtered = o->handoff_filtered,
 	};
 	int saved_ns[2] = { -1, -1 };
 	struct clone_args ca = {
@@ -629,7 +631,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto fail;
 	if (shared_mntns(&j, err) < 0)
 		goto fail;
-	if (!o->run) {
+	/* a pool member is never started: its job is handed over */
+	if (!o->run && !o->handoff) {
 		if (mkfifoat(j.entry.dirfd, EXEC_FIFO, 0600) < 0) {
 			brig_error_setp(err, errno, "mkfifo \"%s\"", EXEC_FIFO);
 			goto fail;

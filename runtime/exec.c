@@ -319,13 +319,6 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
 	}
-	/* brig job --pool: dies with brig.  After the last change of
-	 * credentials (which clears it); a brig already gone fails READY */
-	if (o->parent_death && prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0) {
-		brig_error_setp(&err, errno, "prctl(PR_SET_PDEATHSIG)");
-		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
-		_exit(1);
-	}
 	if (seccomp_when(j) == BRIG_SECCOMP_BEFORE_READY &&
 	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
@@ -366,8 +359,6 @@ __attribute__((noreturn)) static void joiner_main(struct exec_job *j,
 	struct brig_error err = BRIG_ERROR_INIT;
 	pid_t pid;
 
-	if (o->stdio && brig_fds_place_stdio(o->stdio, &err) < 0)
-		goto fail;
 	/* into the v1 cgroups, by itself and while it is still brig (see
 	 * cgroup_open_tasks), once brig has done the rest */
 	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", &err) < 0 ||
@@ -723,8 +714,6 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		goto out;
 	}
 	if (o->detach) {
-		if (o->pidfd)
-			*o->pidfd = TAKE_FD(j.pidfd);
 		r = 0;
 		goto out;
 	}

@@ -38,12 +38,6 @@ struct brig_exec_opts {
 	unsigned int preserve_fds;
 	const char *cgroup; /* --cgroup: a sub-cgroup of the container's */
 	bool ignore_paused;
-	/* for brig job --pool (job/job.c): the process's stdin, stdout and
-	 * stderr (NULL: brig's own); --detach hands over its pidfd here
-	 * (the process stays brig's child, to be waited for) */
-	const int *stdio;
-	int *pidfd;
-	bool parent_death; /* the process dies with brig (PR_SET_PDEATHSIG) */
 };
 
 /* Run the process; in the foreground, wait for it (forwarding signals,

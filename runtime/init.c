@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
+#include "handoff.h"
 #include "hooks/hooks.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
@@ -63,30 +64,6 @@ static int set_names(const struct brig_config *cfg, struct brig_error *err)
 	if (cfg->domainname && cfg->domainname[0] &&
 	    setdomainname(cfg->domainname, strlen(cfg->domainname)) < 0)
 		return brig_error_setp(err, errno, "setdomainname \"%s\"", cfg->domainname);
-	return 0;
-}
-
-/* cwd: created if missing, entered, and checked to be inside the root: a
- * cwd reached through a leaked host fd (CVE-2024-21626) is outside it. */
-static int enter_cwd(const char *cwd, struct brig_error *err)
-{
-	char buf[4096];
-
-	if (chdir(cwd) < 0) {
-		_cleanup_close_ int fd = -1;
-
-		if (errno != ENOENT)
-			return brig_error_setp(err, errno, "chdir to cwd (\"%s\")", cwd);
-		{
-			_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-
-			fd = root < 0 ? -1 : brig_mkpath_in_root(root, cwd, BRIG_MKPATH_DIR, err);
-		}
-		if (fd < 0 || fchdir(fd) < 0)
-			return brig_error_setp(err, errno, "chdir to cwd (\"%s\")", cwd);
-	}
-	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/')
-		return brig_error_set(err, "cwd \"%s\" is outside the container", cwd);
 	return 0;
 }
 
@@ -363,7 +340,7 @@ static int apply_process(const struct brig_init_args *a, int procfd, char **exec
 		return -1;
 	if (brig_process_apply_resources(p, a->plan, procfd, err) < 0)
 		return -1;
-	if (enter_cwd(p->cwd, err) < 0)
+	if (brig_enter_cwd(p->cwd, err) < 0)
 		return -1;
 	if (set_exec_labels(procfd, p, err) < 0)
 		return -1;
@@ -455,6 +432,17 @@ void brig_init_main(const struct brig_init_args *a)
 		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
 		goto fail;
+	/* a pool member: its job comes later, on a socket of its own; it may
+	 * wait under its filter already, so that the claim does not pay for
+	 * loading it */
+	if (a->handoff) {
+		bool filtered = a->handoff_filtered && seccomp_when(a) == BRIG_SECCOMP_LAST;
+
+		close(a->sync_fd);
+		if (filtered && brig_seccomp_load(a->seccomp, &err) < 0)
+			_exit(1);
+		brig_handoff_serve(a, filtered, env);
+	}
 	if (a->fifo_fd >= 0 ? wait_for_start(a->fifo_fd, &err) < 0
 	                    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
 		goto late_fail;

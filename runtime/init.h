@@ -37,6 +37,9 @@ struct brig_init_args {
 	sigset_t saved_mask;   /* the signal mask to exec with */
 	const int *stdio;      /* the process's fds 0, 1, 2, or NULL: brig's */
 	bool parent_death;     /* SIGKILL when brig dies (PR_SET_PDEATHSIG) */
+	const int *handoff;    /* a pool member's: both ends of the socket it
+	                        * waits on for its job (handoff.h); NULL: none */
+	bool handoff_filtered; /* it loads its filter before it waits */
 };
 
 __attribute__((noreturn)) void brig_init_main(const struct brig_init_args *a);

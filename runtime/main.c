@@ -160,13 +160,7 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 		brig_error_usage(err, "unknown command \"%s\" (see brig --help)", g.pos[0]);
 		goto out;
 	}
-	/* the commands that make processes in a container run from a
-	 * read-only mount of brig's binary (linux/selfexe.h) */
 	*fail_status = cmd->error_status;
-	if ((cmd == &brig_cmd_create || cmd == &brig_cmd_run || cmd == &brig_cmd_exec ||
-	     cmd == &brig_cmd_job || cmd == &brig_cmd_pool) &&
-	    brig_selfexe_protect(argv, err) < 0)
-		goto out;
 	/* everything after the command name belongs to the command */
 	for (cmd_index = 1; argv[cmd_index] != g.pos[0]; cmd_index++)
 		;
@@ -181,6 +175,13 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 		goto out;
 	}
 	if (check_arg_count(cmd, a.n_pos, err) < 0)
+		goto out;
+	/* the commands that make processes in a container run from a
+	 * read-only mount of brig's binary (linux/selfexe.h) */
+	cli.ctx.argv = argv;
+	if ((cmd == &brig_cmd_create || cmd == &brig_cmd_run || cmd == &brig_cmd_exec ||
+	     cmd == &brig_cmd_pool || (cmd == &brig_cmd_job && brig_cmd_job_protected(&a))) &&
+	    brig_selfexe_protect(argv, err) < 0)
 		goto out;
 	r = cmd->run(&cli, &a, err);
 	*status = cli.exit_status;

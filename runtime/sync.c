@@ -43,6 +43,8 @@ const char *brig_sync_step_name(enum brig_sync_step step)
 		return "MOUNT_FD";
 	case BRIG_SYNC_PIDFD:
 		return "PIDFD";
+	case BRIG_SYNC_JOB_EXIT:
+		return "JOB_EXIT";
 	case BRIG_SYNC_ERROR:
 		return "ERROR";
 	}

@@ -79,6 +79,7 @@ enum brig_sync_step {
 	BRIG_SYNC_PTY_MASTER,                /* carries the master of the container's pty */
 	BRIG_SYNC_MOUNT_FD,                  /* carries an idmapped mount (linux/idmap.h) */
 	BRIG_SYNC_PIDFD,                     /* exec: carries the exec'd process's pidfd */
+	BRIG_SYNC_JOB_EXIT,                  /* handoff.h: text: the job's wait status */
 };
 
 /* "MAPS_DONE", "READY", ... */

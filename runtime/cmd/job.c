@@ -314,6 +314,12 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	return r;
 }
 
+bool brig_cmd_job_protected(const struct brig_args *a)
+{
+	return !brig_cmd_opt(options, ARRAY_SIZE(options), a, "gc")->b &&
+	       !brig_cmd_opt(options, ARRAY_SIZE(options), a, "pool")->str;
+}
+
 const struct brig_command brig_cmd_job = {
 	.name = "job",
 	.args_usage = "[--] <command> [<arg>...]",
@@ -333,6 +339,11 @@ const struct brig_command brig_cmd_job = {
 	    "   At --timeout, or when brig gets SIGINT, SIGTERM or SIGHUP, every process\n"
 	    "   of the job dies at once; if brig itself is killed, so is the job, and\n"
 	    "   the next job (or --gc) removes what is left.\n"
+	    "\n"
+	    "   With --pool the command runs in a waiting sandbox of the pool (brig\n"
+	    "   pool), handed to the sandbox's init, which stays the job's pid 1: it\n"
+	    "   reaps what the job leaves, and when the job ends the rest ends with it.\n"
+	    "   The result and exit status are a cold job's.\n"
 	    "\n"
 	    "   --result writes one JSON object: id, exit_code (or null), signal (\"SIGKILL\"\n"
 	    "   or null), reason (exited, signaled, timeout, oom or error), error (or null),\n"

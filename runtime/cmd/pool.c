@@ -218,12 +218,15 @@ const struct brig_command brig_cmd_pool = {
 	.description =
 	    "   A pool keeps sandboxes made ahead for brig job --pool: each has what a\n"
 	    "   job's sandbox has (its namespaces, its cgroup with the limits, the overlay\n"
-	    "   rootfs with its tmpfs upper layer, /dev, the masks, the seccomp profile\n"
-	    "   compiled) and an init that waits. A job claims one, runs its command in it\n"
-	    "   exactly as a cold brig job would (same result, plus \"pool\": \"hit\" or\n"
-	    "   \"miss\") and destroys it; a sandbox never serves two jobs. The claim starts\n"
-	    "   a replacement in the background (a detached brig pool fill, not a daemon).\n"
-	    "   An empty pool is a cold start, never an error.\n"
+	    "   rootfs with its tmpfs upper layer, /dev, the masks, no capabilities, and\n"
+	    "   brig's seccomp profile loaded, or another compiled) and an init that\n"
+	    "   waits for a command. A job claims one and hands it the command, which the\n"
+	    "   init runs exactly as a cold brig job would (same result, plus \"pool\":\n"
+	    "   \"hit\" or \"miss\"); a sandbox never serves two jobs. What follows a claim\n"
+	    "   runs in the background (a detached child of brig job's, not a daemon): it\n"
+	    "   removes the sandbox once brig job has returned, and starts a replacement\n"
+	    "   (brig pool fill) once the job has run 50 ms or is done. An empty pool is\n"
+	    "   a cold start, never an error.\n"
 	    "\n"
 	    "   pool create NAME --size N [sandbox flags]: make N sandboxes now, with\n"
 	    "   brig job's flags that shape a sandbox (--rootfs or --bundle, --memory,\n"
@@ -235,7 +238,8 @@ const struct brig_command brig_cmd_pool = {
 	    "\n"
 	    "   pool fill NAME: make sandboxes until the pool is full again.\n"
 	    "\n"
-	    "   pool destroy NAME: every sandbox, waiting or running, and the pool gone.\n"
+	    "   pool destroy NAME: every sandbox, waiting or running (its job is killed),\n"
+	    "   and the pool gone.\n"
 	    "\n"
 	    "   pool gc: sandboxes whose init died, half-made ones, claims whose brig\n"
 	    "   died, half-made pools; then each pool is filled back to its size, in\n"
@@ -243,8 +247,9 @@ const struct brig_command brig_cmd_pool = {
 	    "\n"
 	    "   A pool lives under --root (pools/NAME), survives its creator and serves\n"
 	    "   any caller that can use the root. A job whose brig is killed dies at\n"
-	    "   once (its process has brig's death as its parent-death signal); what it\n"
-	    "   left running in its sandbox goes with the next claim or pool gc.",
+	    "   once, with everything it left running (its init sees brig go); its\n"
+	    "   sandbox is removed by the claim's background child, or, when brig was\n"
+	    "   killed within the job's first 50 ms, by the next claim or pool gc.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

@@ -82,7 +82,7 @@ void brig_job_root_release(struct brig_job_root *r);
  * upper directory its init kept; brig made none of it and removes none
  * of it (forget). */
 void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id,
-                         pid_t init, int upperfd);
+                         pid_t init, int upperfd, uint32_t host_id);
 void brig_job_root_forget(struct brig_job_root *r);
 
 /* Call @reap for each job of @state_root whose brig is gone (its lock is
@@ -95,21 +95,57 @@ struct brig_context;
 int brig_pool_member_begin(const char *root, const char *name, char **id, int *lock,
                            struct brig_error *err);
 void brig_pool_member_abort(const char *root, const char *name, const char *id, int lock);
-/* Ready: the init keeps the writable layer's upper directory as @upperfd. */
-int brig_pool_member_ready(const char *root, const char *name, const char *id, int upperfd,
-                           struct brig_error *err);
-/* 1 and the member's id, lock and upper fd number (in its init): a member
- * claimed; 0: none ready. */
-int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id, int *lock,
-                    int *upperfd, struct brig_error *err);
-/* The claimed member's root: its init's, and the upper directory its init
- * kept (pidfd_getfd). */
-int brig_pool_adopt(const struct brig_context *ctx, const char *id, int upperfd,
-                    struct brig_job_root *r, struct brig_error *err);
-/* The member destroyed, the claim released. */
-void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int lock);
-/* Start a replacement; the claimer keeps the returned fd until it exits. */
-int brig_pool_refill(const char *root, const char *name);
+/* A ready member, as its entry says: the numbers of two fds its init
+ * keeps, and the job's first host id. */
+struct brig_pool_member {
+	int upper_fd;   /* the writable layer's upper directory */
+	int handoff_fd; /* the spare end of its hand-off socket (handoff.h) */
+	uint32_t host_id;
+	pid_t pid; /* the init, as the entry says */
+	uint64_t start;
+};
+bool brig_pool_member_parse(const char *text, struct brig_pool_member *m);
+/* The member made ready: its init's pid and start time into @m, and @m
+ * into its entry, which moves to ready/. */
+int brig_pool_member_ready(const char *root, const char *name, const char *id,
+                           struct brig_pool_member *m, struct brig_error *err);
+/* A claim: the member, locked (its entry moved to claimed/), a pidfd of
+ * its init, and its state once read (brig_pool_claim_state). */
+struct brig_state;
+struct brig_pool_claim {
+	char *id;
+	int lock;
+	struct brig_pool_member m;
+	struct brig_state *s;
+	int pidfd;
+};
+#define BRIG_POOL_CLAIM_INIT            \
+	{                               \
+		.lock = -1, .pidfd = -1 \
+	}
+void brig_pool_claim_release(struct brig_pool_claim *c);
+/* The claimed member's state, for its cgroup's figures: read while the
+ * job runs. */
+int brig_pool_claim_state(const struct brig_context *ctx, struct brig_pool_claim *c,
+                          struct brig_error *err);
+/* 1 and @c: a member claimed; 0: none ready. */
+int brig_pool_claim(const struct brig_context *ctx, const char *name, struct brig_pool_claim *c,
+                    struct brig_error *err);
+/* The claimed member's root (its init's, with the upper directory its init
+ * kept), the socket to hand it the job on (both copied from the init with
+ * pidfd_getfd) and its mount namespace (or -1). */
+int brig_pool_adopt(const struct brig_context *ctx, const struct brig_pool_claim *c,
+                    struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err);
+/* What follows a claim of member @id (NULL: a miss), whose lock is @lock,
+ * in the background: the member's end once the claimer has gone, and a
+ * replacement after @delay_ms or once the claimer has gone (-1: only
+ * then).  @hold (or -1), the member's mount namespace, is let go of after
+ * the claimer: the last of it, its unmounting, is the follower's.  The
+ * claimer keeps the returned fd until it exits. */
+int brig_pool_follow(const struct brig_context *ctx, const char *name, const char *id, int lock,
+                     int hold, int delay_ms);
+/* How long after a claim its replacement is started at the latest. */
+#define BRIG_POOL_REFILL_MS 50
 /* The members of claimers that died (a claim does this first). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);
 /* job.c: make one member of @pool with @o's sandbox. */

@@ -40,10 +40,11 @@
 #include "control.h"
 #include "job/internal.h"
 #include "job/output.h"
-#include "exec.h"
+#include "handoff.h"
 #include "sync.h"
 #include "result.h"
 #include "linux/caps.h"
+#include "linux/selfexe.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -73,13 +74,18 @@ struct job {
 	bool created;
 	struct brig_result res;
 	char *error; /* res.error's storage */
-	/* a pool's: making a member (an init that waits), or running in a
-	 * claimed one (an exec into it) */
+	/* a pool's: making a member (an init that waits for its job), or
+	 * running in a claimed one (the job handed over to its init) */
 	const char *pool;
 	bool member, claimed;
-	int upper_in_init; /* a claimed member: its upper directory's fd in its init */
-	int pool_lock;     /* the claim's lock (job/pool.c) */
-	int refill;        /* the refill waits for it to close (job/pool.c) */
+	int handoff[2];               /* a member's hand-off socket (handoff.h) */
+	struct brig_pool_claim claim; /* a claimed member (job/pool.c) */
+	int reply;                    /* its init: how the job ended (handoff.h) */
+	bool heard, alone;            /* what the init said, and whether it is alone */
+	bool not_started;             /* it said the job could not be started */
+	int mntns;                    /* its mount namespace, for the follower */
+	uint64_t follow_at;           /* when the follower starts, if still running */
+	int refill;                   /* the follower waits for it to close (job/pool.c) */
 };
 
 /* --debug: when each phase of the job ended, from brig job's start. */
@@ -93,25 +99,36 @@ static uint64_t now_us(void)
 	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
 static void phase(const char *what)
 {
 	brig_debug("job: %s at %.3f ms", what, (double)(now_us() - phase0_us) / 1000.0);
 }
 
 /* A job with nothing made yet: every fd -1. */
-#define JOB_INIT(ctx_, o_)                         \
-	((struct job){ .ctx = (ctx_),              \
-	               .o = (o_),                  \
-	               .base = BRIG_BUNDLE_INIT,   \
-	               .root = BRIG_JOB_ROOT_INIT, \
-	               .stdio = { -1, -1, -1 },    \
-	               .out_fd = -1,               \
-	               .err_fd = -1,               \
-	               .so = { .in = -1 },         \
-	               .se = { .in = -1 },         \
-	               .pidfd = -1,                \
-	               .result_fd = -1,            \
-	               .pool_lock = -1,            \
+#define JOB_INIT(ctx_, o_)                            \
+	((struct job){ .ctx = (ctx_),                 \
+	               .o = (o_),                     \
+	               .base = BRIG_BUNDLE_INIT,      \
+	               .root = BRIG_JOB_ROOT_INIT,    \
+	               .stdio = { -1, -1, -1 },       \
+	               .out_fd = -1,                  \
+	               .err_fd = -1,                  \
+	               .so = { .in = -1 },            \
+	               .se = { .in = -1 },            \
+	               .pidfd = -1,                   \
+	               .result_fd = -1,               \
+	               .handoff = { -1, -1 },         \
+	               .reply = -1,                   \
+	               .claim = BRIG_POOL_CLAIM_INIT, \
+	               .mntns = -1,                   \
 	               .refill = -1 })
 
 /* ---------------------------------------------------------- signals */
@@ -382,6 +399,14 @@ static int start(struct job *j, struct brig_error *err)
 		return -1;
 	if ((j->member ? null_stdio(j, err) : open_stdio(j, err)) < 0)
 		return -1;
+	if (j->member) {
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->handoff) < 0)
+			return brig_error_setp(err, errno, "socketpair");
+		co.handoff = j->handoff;
+		/* brig's own profile allows what the init does after the claim:
+		 * it waits under it; another is loaded last, as a cold job's */
+		co.handoff_filtered = !o->seccomp || !strcmp(o->seccomp, "default");
+	}
 	if (brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0)
 		return -1;
 	if (brig_job_root_mount(&j->root, j->rootfs, o->writable, err) < 0)
@@ -401,69 +426,103 @@ static int start(struct job *j, struct brig_error *err)
 }
 
 /*
- * A claimed member of a pool: brig enters the member's mount namespace
- * (where its writable layer is), copies in, and runs the command in it as
- * an exec (job/pool.c has the claim).
+ * A claimed member of a pool (job/pool.c has the claim): brig copies in
+ * through its init's root and hands the job over to its init
+ * (handoff.h), which runs it as the container's process.  brig enters
+ * none of the member's namespaces.
  */
 static int start_claimed(struct job *j, struct brig_error *err)
 {
 	const struct brig_job_opts *o = j->o;
-	struct brig_exec_opts eo = {
-		.id = j->id,
-		.args = (char **)o->argv,
-		.n_args = (int)o->argc,
-		.cwd = o->cwd,
-		.env = (const char **)o->env,
+	struct brig_handoff_job hj = {
+		.args = (const char *const *)o->argv,
+		.n_args = o->argc,
+		.env = (const char *const *)o->env,
 		.n_env = o->n_env,
-		.detach = true,
-		.stdio = j->stdio,
-		.pidfd = &j->pidfd,
-		.parent_death = true,
+		.cwd = o->cwd,
 	};
+	_cleanup_close_ int sock = -1;
 
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
-	if (brig_pool_adopt(j->ctx, j->id, j->upper_in_init, &j->root, err) < 0)
+	j->created = true;
+	if (brig_pool_adopt(j->ctx, &j->claim, &j->root, &sock, &j->mntns, err) < 0)
 		return -1;
+	j->pidfd = TAKE_FD(j->claim.pidfd);
 	if (open_stdio(j, err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->n_copy_in; i++)
 		if (brig_job_copy_in(&j->root, o->copy_in[i].host, o->copy_in[i].path,
 		                     o->has_user ? o->uid : 0, o->has_user ? o->gid : 0, err) < 0)
 			return brig_error_wrap(err, "--copy-in");
-	j->created = true;
-	if (brig_container_exec(j->ctx, &eo, NULL, err) < 0)
+	if (brig_handoff_send(sock, &hj, j->stdio, &j->reply, err) < 0)
 		return -1;
 	close_init_stdio(j);
+	/* the follower, if the job is still running by then */
+	j->follow_at = now_ms() + BRIG_POOL_REFILL_MS;
+	/* while the job runs: what its figures need */
+	{
+		struct brig_error e = BRIG_ERROR_INIT;
+
+		if (brig_pool_claim_state(j->ctx, &j->claim, &e) < 0)
+			brig_debug("job %s: no state: %s", j->id, e.msg);
+		brig_error_release(&e);
+	}
 	return 0;
 }
 
 /* ---------------------------------------------------------- the watch */
 
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 /* Every process of the job at once: its pid 1 (in a claimed member, the
- * init that waited) takes the rest of its pid namespace with it. */
+ * init that runs the job) takes the rest of its pid namespace with it. */
 static void kill_job(struct job *j)
 {
-	struct brig_error ignored = BRIG_ERROR_INIT;
-
 	pidfd_send_signal(j->pidfd, SIGKILL, NULL, 0);
-	if (j->claimed)
-		brig_container_kill(j->ctx, j->id, SIGKILL, false, &ignored);
-	brig_error_release(&ignored);
+}
+
+/* What a claimed member's init said (handoff.h), once @j->reply is
+ * readable or the init gone: how the job ended; nothing said: it was
+ * killed, which the deadline or a signal already says, or it died. */
+static void claimed_outcome(struct job *j)
+{
+	struct brig_error e = BRIG_ERROR_INIT;
+	int status;
+
+	j->heard = true;
+	switch (brig_handoff_outcome(j->reply, &status, &j->alone, &e)) {
+	case 1:
+		if (WIFEXITED(status)) {
+			j->res.exited = true;
+			j->res.exit_code = WEXITSTATUS(status);
+		} else {
+			j->res.signaled = true;
+			j->res.signal = WTERMSIG(status);
+		}
+		break;
+	case 0:
+		if (!j->res.timed_out && !j->res.interrupted) {
+			j->res.signaled = true;
+			j->res.signal = SIGKILL;
+		}
+		break;
+	default:
+		free(j->error);
+		j->error = brig_xstrdup(e.msg);
+		j->not_started = true;
+		break;
+	}
+	brig_error_release(&e);
 }
 
 static void reap(struct job *j)
 {
 	siginfo_t si = { 0 };
 
+	if (j->claimed) {
+		if (!j->heard)
+			claimed_outcome(j);
+		return;
+	}
 	if (waitid(P_PIDFD, (id_t)j->pidfd, &si, WEXITED) < 0)
 		return;
 	if (si.si_code == CLD_EXITED) {
@@ -475,24 +534,42 @@ static void reap(struct job *j)
 	}
 }
 
+/* A claim's follower (job/pool.c): the member's end and a replacement,
+ * forked when the job has run for BRIG_POOL_REFILL_MS (the replacement
+ * at once) or when brig is done (after it), whichever is first: never
+ * while a short job runs. */
+static void follow(struct job *j, bool done)
+{
+	if (!j->claimed || j->refill >= 0)
+		return;
+	j->refill =
+	    brig_pool_follow(j->ctx, j->pool, j->claim.id, j->claim.lock, j->mntns, done ? -1 : 0);
+	if (j->mntns >= 0)
+		close(TAKE_FD(j->mntns));
+	j->follow_at = 0;
+}
+
 /* Until the init has ended and its pipes are at EOF (or the grace after
  * its end is over): copy the output, enforce the deadline, end the job on
- * a signal. */
+ * a signal.  A claimed member's job has ended when its init says so and
+ * that nothing else of it is left, or when its init is gone. */
 static void watch(struct job *j, uint64_t t0)
 {
 	uint64_t deadline = j->o->timeout_ms ? t0 + j->o->timeout_ms : 0, ended_at = 0;
 	bool ended = false, killed = false;
 
 	for (;;) {
-		struct pollfd p[6] = {
+		struct pollfd p[7] = {
 			{ .fd = ended ? -1 : j->pidfd, .events = POLLIN },
 			{ .fd = signal_pipe[0], .events = POLLIN },
 			{ .fd = j->so.in, .events = brig_job_stream_in_events(&j->so) },
 			{ .fd = j->se.in, .events = brig_job_stream_in_events(&j->se) },
 			{ .fd = j->so.out, .events = brig_job_stream_out_events(&j->so) },
 			{ .fd = j->se.out, .events = brig_job_stream_out_events(&j->se) },
+			{ .fd = ended || !j->claimed || j->heard ? -1 : j->reply,
+			  .events = POLLIN },
 		};
-		uint64_t now = now_ms();
+		uint64_t now = now_ms(), until = 0;
 		int wait = -1;
 
 		if (ended && ((j->so.in < 0 && j->se.in < 0) || now >= ended_at + DRAIN_GRACE_MS))
@@ -502,14 +579,20 @@ static void watch(struct job *j, uint64_t t0)
 			killed = true;
 			kill_job(j);
 		}
+		if (j->follow_at && now >= j->follow_at)
+			follow(j, false);
 		if (!ended && !killed && deadline)
-			wait = (int)(deadline - now);
+			until = deadline;
+		if (j->follow_at && (!until || j->follow_at < until))
+			until = j->follow_at;
 		if (ended)
-			wait = (int)(ended_at + DRAIN_GRACE_MS - now);
+			until = ended_at + DRAIN_GRACE_MS;
+		if (until)
+			wait = (int)(until - now);
 		for (int i = 4; i < 6; i++)
 			if (!p[i].events)
 				p[i].fd = -1;
-		if (poll(p, 6, wait) < 0 && errno != EINTR)
+		if (poll(p, 7, wait) < 0 && errno != EINTR)
 			break;
 		if (p[1].revents & POLLIN) {
 			char c;
@@ -533,12 +616,10 @@ static void watch(struct job *j, uint64_t t0)
 			brig_job_stream_write(&j->so);
 		if (p[5].revents)
 			brig_job_stream_write(&j->se);
-		if (!ended && (p[0].revents & POLLIN)) {
+		if (p[6].revents)
+			claimed_outcome(j);
+		if (!ended && ((p[0].revents & POLLIN) || (j->heard && j->alone))) {
 			reap(j);
-			/* what it left running ends with it, as under a cold
-			 * job's pid 1 */
-			if (j->claimed)
-				kill_job(j);
 			ended = true;
 			ended_at = now_ms();
 			j->res.wall_ms = ended_at - t0;
@@ -584,37 +665,35 @@ static void write_result(struct job *j, struct brig_error *err)
 		brig_error_setp(err, errno, "--result \"%s\"", j->o->result_path);
 }
 
-/* A claimed member: back to brig's mount namespace, and the member gone
- * (its container is, already or now). */
-static void pool_done(struct job *j)
-{
-	brig_job_root_forget(&j->root);
-	brig_pool_done(j->ctx, j->pool, j->id, TAKE_FD(j->pool_lock));
-	j->claimed = false;
-}
-
 /* After the job: its figures, its files, then nothing left of it. */
 static int finish(struct job *j, struct brig_error *err)
 {
 	struct brig_error e = BRIG_ERROR_INIT;
+	struct brig_cgroup cg = BRIG_CGROUP_INIT;
 	int r = 0;
 
-	if (brig_container_usage(j->ctx, j->id, &j->res.usage, &e) < 0)
+	/* a claimed member's cgroup: as its state, read while the job ran, says */
+	if (j->claimed && j->claim.s ? brig_cgroup_from_state(j->claim.s, &cg, &e) < 0
+	                             : brig_container_usage(j->ctx, j->id, &j->res.usage, &e) < 0)
 		brig_debug("job %s: no figures: %s", j->id, e.msg);
+	else if (j->claimed && j->claim.s)
+		brig_cgroup_usage(&cg, &j->res.usage);
+	brig_cgroup_release(&cg);
 	brig_error_release(&e);
 	j->res.oom_killed = j->res.usage.oom_kills > 0;
 	j->res.writable_used = brig_job_writable_used(&j->root);
 	phase("figures read");
 	if (j->o->export_dir && brig_job_export(&j->root, j->o->export_dir, err) < 0)
 		r = -1;
+	/* a claimed member's container is its follower's to remove (job/pool.c),
+	 * once brig has gone */
+	if (j->claimed)
+		return r;
 	if (brig_container_delete(j->ctx, j->id, true, r < 0 ? &e : err) < 0)
 		r = -1;
 	brig_error_release(&e);
 	j->created = false;
 	phase("container deleted");
-	if (j->claimed)
-		pool_done(j);
-	phase("removed");
 	return r;
 }
 
@@ -622,12 +701,12 @@ static void job_release(struct job *j)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
-	if (j->created) {
+	if (j->created)
 		kill_job(j);
+	if (j->created && !j->claimed)
 		brig_container_delete(j->ctx, j->id, true, &ignored);
-	}
 	if (j->claimed)
-		pool_done(j);
+		brig_job_root_forget(&j->root);
 	brig_job_root_release(&j->root);
 	close_init_stdio(j);
 	brig_job_stream_release(&j->so);
@@ -638,10 +717,16 @@ static void job_release(struct job *j)
 		close(j->err_fd);
 	if (j->pidfd >= 0)
 		close(j->pidfd);
+	for (int i = 0; i < 2; i++)
+		if (j->handoff[i] >= 0)
+			close(j->handoff[i]);
+	if (j->reply >= 0)
+		close(j->reply);
 	if (j->result_fd >= 0)
 		close(j->result_fd);
-	if (j->pool_lock >= 0)
-		close(j->pool_lock);
+	brig_pool_claim_release(&j->claim);
+	if (j->mntns >= 0)
+		close(j->mntns);
 	if (j->refill >= 0)
 		close(j->refill);
 	brig_bundle_release(&j->base);
@@ -663,7 +748,7 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 {
 	struct job j = JOB_INIT(ctx, o);
 	struct brig_error err = BRIG_ERROR_INIT;
-	char upper[16];
+	char entry[64];
 
 	j.id = id;
 	j.member = true;
@@ -674,9 +759,10 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 		job_release(&j);
 		_exit(1);
 	}
-	/* the init, cloned with it open, keeps the upper directory's fd */
-	snprintf(upper, sizeof(upper), "%d", j.root.upperfd);
-	brig_sync_send(sock, BRIG_SYNC_READY, upper, &err);
+	/* the init, cloned with them open, keeps the upper directory's fd
+	 * and both ends of its hand-off socket */
+	snprintf(entry, sizeof(entry), "%d %d %u\n", j.root.upperfd, j.handoff[1], j.root.host_id);
+	brig_sync_send(sock, BRIG_SYNC_READY, entry, &err);
 	_exit(0); /* the container stays, with its mounts: it is the member */
 }
 
@@ -684,7 +770,8 @@ int brig_job_member_create(const struct brig_context *ctx, const struct brig_job
                            const char *pool, struct brig_error *err)
 {
 	_cleanup_free_ char *id = NULL;
-	char upper[16] = "";
+	char entry[64] = "";
+	struct brig_pool_member m;
 	int lock = -1, sock[2], r;
 	pid_t child;
 
@@ -709,15 +796,17 @@ int brig_job_member_create(const struct brig_context *ctx, const struct brig_job
 	}
 	close(sock[1]);
 	r = child < 0 ? brig_error_setp(err, errno, "fork")
-	              : brig_sync_expect_text(sock[0], BRIG_SYNC_READY, "pool member", upper,
-	                                      sizeof(upper), err);
+	              : brig_sync_expect_text(sock[0], BRIG_SYNC_READY, "pool member", entry,
+	                                      sizeof(entry), err);
 	close(sock[0]);
 	if (child > 0)
 		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
 			;
 	if (r < 0)
 		goto fail;
-	if (brig_pool_member_ready(ctx->root, pool, id, atoi(upper), err) < 0) {
+	if (!brig_pool_member_parse(entry, &m))
+		r = brig_error_set(err, "pool member: a bad READY \"%s\"", entry);
+	if (r < 0 || brig_pool_member_ready(ctx->root, pool, id, &m, err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
 		brig_container_delete(ctx, id, true, &ignored);
@@ -751,7 +840,6 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 {
 	struct job j = JOB_INIT(ctx, o);
 	struct brig_error ignored = BRIG_ERROR_INIT;
-	char *member = NULL;
 	uint64_t t0;
 	int r = -1;
 
@@ -770,21 +858,21 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	/* a job's fds are its stdio: none of brig's caller's go in */
 	unsetenv("LISTEN_FDS");
 	unsetenv("LISTEN_PID");
-	/* what dead brigs left, before this job adds its own */
 	phase0_us = now_us();
-	if (brig_job_gc(ctx, &ignored) < 0)
-		brig_debug("job gc: %s", ignored.msg);
 	if (o->pool) {
 		int hit;
 
 		/* what a killed claimer left of its member, first */
-		phase("gc");
 		brig_pool_gc_claims(ctx, o->pool);
 		phase("pool gc");
-		hit = brig_pool_claim(ctx, o->pool, &member, &j.pool_lock, &j.upper_in_init, err);
+		hit = brig_pool_claim(ctx, o->pool, &j.claim, err);
 		phase("claim");
 
 		if (hit < 0)
+			goto out;
+		/* a cold start makes the container's processes: from a read-only
+		 * brig, re-executed now (a claim makes none) */
+		if (!hit && ctx->argv && brig_selfexe_protect(ctx->argv, err) < 0)
 			goto out;
 		j.pool = o->pool;
 		j.claimed = hit;
@@ -792,12 +880,17 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		/* the member's id is the job's */
 		if (hit) {
 			free(j.id);
-			j.id = member;
+			j.id = brig_xstrdup(j.claim.id);
 		}
-		/* back to N: a replacement for the one taken, or the one missed */
-		j.refill = brig_pool_refill(ctx->root, o->pool);
-		phase("refill started");
+		/* a replacement, in the background (a claim's follower, which
+		 * ends its member too, comes later: follow()) */
+		if (!hit)
+			j.refill =
+			    brig_pool_follow(ctx, o->pool, NULL, -1, -1, BRIG_POOL_REFILL_MS);
 	}
+	/* what dead brigs left, before this job adds its own */
+	if (!j.claimed && brig_job_gc(ctx, &ignored) < 0)
+		brig_debug("job gc: %s", ignored.msg);
 	t0 = now_ms();
 	if ((j.claimed ? start_claimed(&j, err) : start(&j, err)) < 0) {
 		j.error = brig_xstrdup(err->msg);
@@ -807,7 +900,13 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	watch(&j, t0);
 	phase("ended");
 	if (finish(&j, err) < 0) {
+		free(j.error);
 		j.error = brig_xstrdup(err->msg);
+		goto out;
+	}
+	/* as a cold job whose process could not be started */
+	if (j.not_started) {
+		brig_error_set(err, "%s", j.error);
 		goto out;
 	}
 	*status = exit_status(&j.res);
@@ -817,6 +916,7 @@ out:
 	write_result(&j, r < 0 ? &ignored : err);
 	if (r == 0 && err->msg)
 		r = -1;
+	follow(&j, true);
 	job_release(&j);
 	brig_error_release(&ignored);
 	return r;

@@ -27,6 +27,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -35,6 +36,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
+#include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -51,6 +53,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/id.h"
+#include "util/proc.h"
 #include "util/strbuf.h"
 
 static const char *const subdirs[] = { "creating", "ready", "claimed" };
@@ -148,18 +151,29 @@ void brig_pool_member_abort(const char *root, const char *name, const char *id, 
 }
 
 /*
- * Ready: the entry says which fd of the member's init is the writable
- * layer's upper directory (it was open when the init was cloned, and the
- * waiting init closes nothing), then moves to ready/.
+ * Ready: the entry says which fds of the member's init are the writable
+ * layer's upper directory and the spare end of its hand-off socket (both
+ * open when the init was cloned, and kept), the job's first host id, and
+ * the init's pid and start time (a claim needs nothing else); then it
+ * moves to ready/.
  */
-int brig_pool_member_ready(const char *root, const char *name, const char *id, int upperfd,
-                           struct brig_error *err)
+int brig_pool_member_ready(const char *root, const char *name, const char *id,
+                           struct brig_pool_member *m, struct brig_error *err)
 {
 	_cleanup_free_ char *from = entry(root, name, "creating", id);
 	_cleanup_free_ char *to = entry(root, name, "ready", id);
 	_cleanup_close_ int fd = open(from, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
 
-	if (fd < 0 || dprintf(fd, "%d\n", upperfd) < 0)
+	if (brig_container_ref_open(&c, root, id, BRIG_LOCK_SHARED, err) < 0) {
+		brig_container_ref_close(&c);
+		return -1;
+	}
+	m->pid = c.s->pid;
+	m->start = c.s->pid_start;
+	brig_container_ref_close(&c);
+	if (fd < 0 || dprintf(fd, "%d %d %u %d %" PRIu64 "\n", m->upper_fd, m->handoff_fd,
+	                      m->host_id, (int)m->pid, m->start) < 0)
 		return brig_error_setp(err, errno, "write \"%s\"", from);
 	if (rename(from, to) < 0)
 		return brig_error_setp(err, errno, "rename \"%s\"", from);
@@ -168,24 +182,73 @@ int brig_pool_member_ready(const char *root, const char *name, const char *id, i
 
 /* ------------------------------------------------------------ claims */
 
-/* The number a ready entry holds. */
-static bool read_fd_number(int fd, int *out)
+/* What a ready entry says (brig_pool_member_ready). */
+bool brig_pool_member_parse(const char *text, struct brig_pool_member *m)
 {
-	char buf[16] = { 0 };
-	char *end;
-	long n;
+	unsigned int host;
+	int upper, handoff, pid = 0, end = 0;
+	uint64_t start = 0;
+	int n = sscanf(text, "%d %d %u %d %" SCNu64 "\n%n", &upper, &handoff, &host, &pid, &start,
+	               &end);
 
-	if (pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+	/* (a member's maker says the first three; the entry has all five) */
+	if ((n != 3 && n != 5) || (n == 5 && (text[end] || pid <= 0)) || upper < 3 || handoff < 3 ||
+	    upper > 1 << 20 || handoff > 1 << 20)
 		return false;
-	n = strtol(buf, &end, 10);
-	if (end == buf || n < 0 || n > 1 << 20)
-		return false;
-	*out = (int)n;
+	m->upper_fd = upper;
+	m->handoff_fd = handoff;
+	m->host_id = host;
+	m->pid = pid;
+	m->start = start;
 	return true;
 }
 
-int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id, int *lock,
-                    int *upperfd, struct brig_error *err)
+static bool read_member(int fd, struct brig_pool_member *m)
+{
+	char buf[64] = { 0 };
+
+	return pread(fd, buf, sizeof(buf) - 1, 0) > 0 && brig_pool_member_parse(buf, m);
+}
+
+/* A pidfd of the init of member @m, if it still waits: its pid is still
+ * the process it was (the start time, checked once the pidfd pins it);
+ * else -1. */
+static int member_pidfd(const struct brig_pool_member *m)
+{
+	uint64_t start = 0;
+	int fd = m->pid > 0 ? pidfd_open(m->pid, 0) : -1;
+
+	if (fd >= 0 && (brig_proc_stat(m->pid, NULL, &start) < 0 || start != m->start))
+		close(TAKE_FD(fd));
+	return fd;
+}
+
+int brig_pool_claim_state(const struct brig_context *ctx, struct brig_pool_claim *c,
+                          struct brig_error *err)
+{
+	struct brig_container_ref ref = BRIG_CONTAINER_REF_INIT;
+	int r = brig_container_ref_open(&ref, ctx->root, c->id, BRIG_LOCK_SHARED, err);
+
+	if (r == 0)
+		c->s = TAKE_PTR(ref.s);
+	brig_container_ref_close(&ref);
+	return r;
+}
+
+void brig_pool_claim_release(struct brig_pool_claim *c)
+{
+	free(c->id);
+	if (c->lock >= 0)
+		close(c->lock);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	if (c->s)
+		brig_state_free(c->s);
+	*c = (struct brig_pool_claim)BRIG_POOL_CLAIM_INIT;
+}
+
+int brig_pool_claim(const struct brig_context *ctx, const char *name, struct brig_pool_claim *c,
+                    struct brig_error *err)
 {
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
 	_cleanup_free_ char *ready = brig_xasprintf("%s/ready", dir);
@@ -212,47 +275,42 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, char **id,
 			close(fd);
 			continue;
 		}
-		if (!member_waits(ctx->root, e->d_name) || !read_fd_number(fd, upperfd)) {
+		if (!read_member(fd, &c->m) || (c->pidfd = member_pidfd(&c->m)) < 0) {
 			/* its init died while it waited: gone, and the next */
+			brig_pool_claim_release(c);
 			member_destroy(ctx, name, e->d_name);
 			close(fd);
 			continue;
 		}
-		*id = brig_xstrdup(e->d_name);
-		*lock = fd;
+		c->id = brig_xstrdup(e->d_name);
+		c->lock = fd;
 		return 1;
 	}
 	return 0;
 }
 
-int brig_pool_adopt(const struct brig_context *ctx, const char *id, int upperfd,
-                    struct brig_job_root *r, struct brig_error *err)
+int brig_pool_adopt(const struct brig_context *ctx, const struct brig_pool_claim *c,
+                    struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err)
 {
-	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
-	_cleanup_close_ int pidfd = -1;
-	int fd = -1, ret = -1;
+	char ns[64];
+	int upper;
 
-	if (brig_container_ref_open(&c, ctx->root, id, BRIG_LOCK_SHARED, err) < 0)
-		goto out;
-	pidfd = brig_open_init(c.s);
-	/* the init's fd, copied: brig is root, the init brig's own child's */
-	fd = pidfd < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, pidfd, upperfd, 0);
-	if (fd < 0) {
-		brig_error_setp(err, errno, "the writable layer of \"%s\"", id);
-		goto out;
+	/* the init's fds, copied: brig is root, the init brig's own child's */
+	upper = (int)syscall(SYS_pidfd_getfd, c->pidfd, c->m.upper_fd, 0);
+	*handoff = upper < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, c->pidfd, c->m.handoff_fd, 0);
+	if (*handoff < 0) {
+		brig_error_setp(err, errno, "the fds of pool member \"%s\"", c->id);
+		if (upper >= 0)
+			close(upper);
+		return -1;
 	}
-	brig_job_root_adopt(r, ctx->root, id, c.s->pid, fd);
-	ret = 0;
-out:
-	brig_container_ref_close(&c);
-	return ret;
-}
-
-void brig_pool_done(const struct brig_context *ctx, const char *name, const char *id, int lock)
-{
-	member_destroy(ctx, name, id);
-	if (lock >= 0)
-		close(lock);
+	brig_job_root_adopt(r, ctx->root, c->id, c->m.pid, upper, c->m.host_id);
+	/* opened by pid, then the pidfd asked whether that is still the init */
+	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)c->m.pid);
+	*mntns = open(ns, O_RDONLY | O_CLOEXEC);
+	if (*mntns >= 0 && pidfd_send_signal(c->pidfd, 0, NULL, 0) < 0)
+		close(TAKE_FD(*mntns));
+	return 0;
 }
 
 /* ------------------------------------------------------------ filling */
@@ -345,18 +403,57 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 }
 
 /*
- * A replacement for a claimed member, made by a detached brig (forked
- * twice: nobody waits for it) running `brig pool fill NAME`, niced, and
- * after the claimer is gone or REFILL_DELAY_MS has passed, whichever is
- * first: making a member takes a CPU for milliseconds, which a short job
- * must not have to share.  The claimer holds the returned pipe's write
- * end until it exits (-1: no refill).
+ * What follows a claim, in a detached child of the claimer's (forked once,
+ * never waited for, in a session of its own, niced): the claimed member's
+ * end and a replacement.  It holds the claim's lock and watches the
+ * claimer's pipe, whose write end only the claimer holds:
+ *
+ *   - once the claimer is gone (end-of-file) it destroys the member: the
+ *     job's processes have ended already, so this is the container's
+ *     cgroup, state and entries, off the caller's time;
+ *   - after the claimer is gone or @delay_ms has passed, whichever comes
+ *     first, it runs `brig pool fill NAME`: making a member takes a CPU
+ *     for milliseconds, which a short job must not have to share.
+ *
+ * The `fillers` lock (shared) is held until the end: destroy waits for
+ * every follower.
  */
-#define REFILL_DELAY_MS 50
-
-int brig_pool_refill(const char *root, const char *name)
+static __attribute__((noreturn)) void fill_exec(const char *root, const char *name)
 {
-	_cleanup_free_ char *fillers = brig_xasprintf("%s/pools/%s/fillers", root, name);
+	execl("/proc/self/exe", "brig", "--root", root, "pool", "fill", name, (char *)NULL);
+	_exit(127);
+}
+
+static __attribute__((noreturn)) void follow(const struct brig_context *ctx, const char *name,
+                                             const char *id, int delay_ms)
+{
+	struct pollfd claimer = { .fd = 3, .events = POLLIN };
+	pid_t filler;
+
+	(void)!setpriority(PRIO_PROCESS, 0, 10);
+	if (poll(&claimer, 1, delay_ms) == 0) {
+		/* a long job: the replacement now, the member at its end */
+		filler = fork();
+		if (filler == 0) {
+			close(3);
+			fill_exec(ctx->root, name);
+		}
+		while (poll(&claimer, 1, -1) < 0 && errno == EINTR)
+			;
+		if (id)
+			member_destroy(ctx, name, id);
+		_exit(0);
+	}
+	if (id)
+		member_destroy(ctx, name, id);
+	close(3);
+	fill_exec(ctx->root, name);
+}
+
+int brig_pool_follow(const struct brig_context *ctx, const char *name, const char *id, int lock,
+                     int hold, int delay_ms)
+{
+	_cleanup_free_ char *fillers = brig_xasprintf("%s/pools/%s/fillers", ctx->root, name);
 	int p[2];
 	pid_t pid;
 
@@ -364,34 +461,35 @@ int brig_pool_refill(const char *root, const char *name)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		/* 3: the claimer's pipe, 4: the fillers lock, 5: the claim's,
+		 * 6: what to hold; nothing else of the claimer's (the pipe's
+		 * write end, its result file, its stdio, the member's fds) */
+		int keep[4] = { p[0],
+			        open(fillers, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600),
+			        lock, hold };
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		/* held (shared) while it waits and fills: destroy waits for it */
-		int held = open(fillers, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-		struct pollfd wait = { .fd = 3, .events = POLLIN };
 
-		if (held >= 0)
-			flock(held, LOCK_SH);
+		close(p[1]);
+		if (keep[1] >= 0)
+			flock(keep[1], LOCK_SH);
 		setsid();
-		if (fork() != 0)
-			_exit(0);
+		/* above every target first: a source may sit on another's */
+		for (int i = 0; i < 4; i++)
+			if (keep[i] >= 0 && (keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 16)) < 0)
+				_exit(1);
 		for (int fd = 0; fd < 3 && null >= 0; fd++)
 			dup2(null, fd);
-		if (dup2(p[0], 3) != 3 || (held >= 0 && dup2(held, 4) != 4))
-			_exit(1);
-		close_range(held >= 0 ? 5 : 4, ~0U, 0);
-		(void)!setpriority(PRIO_PROCESS, 0, 10);
-		(void)!poll(&wait, 1, REFILL_DELAY_MS);
-		close(3);
-		execl("/proc/self/exe", "brig", "--root", root, "pool", "fill", name, (char *)NULL);
-		_exit(127);
+		for (int i = 0; i < 4; i++)
+			if (keep[i] >= 0 && dup3(keep[i], 3 + i, O_CLOEXEC) != 3 + i)
+				_exit(1);
+		close_range(7, ~0U, 0);
+		follow(ctx, name, id, delay_ms);
 	}
 	close(p[0]);
 	if (pid < 0) {
 		close(p[1]);
 		return -1;
 	}
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
 	return p[1];
 }
 
@@ -501,9 +599,13 @@ int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct b
 		return errno == ENOENT
 		           ? brig_error_sete(err, ENOENT, "pool \"%s\" does not exist", name)
 		           : brig_error_setp(err, errno, "pool \"%s\"", name);
-	/* the refills under way, waiting or filling, end first: a member one
-	 * was making finds no pool to be ready in, and goes; the next ones
-	 * find no pool */
+	/* every member first: a running job ends, its claimer returns, and
+	 * the claim's follower, which waits for that, goes on */
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
+		each_member(ctx, tomb, subdirs[i], false, false);
+	/* the followers and refills under way end next: a member one was
+	 * making finds no pool to be ready in, and goes; the next ones find
+	 * no pool */
 	wait_for(to, "fillers");
 	wait_for(to, "fill.lock");
 	return remove_pool(ctx, tomb, err);
@@ -543,7 +645,7 @@ int brig_pool_gc(const struct brig_context *ctx, struct brig_error *err)
 		each_member(ctx, e->d_name, "claimed", true, false);
 		each_member(ctx, e->d_name, "ready", true, true);
 		/* back to its size, in the background */
-		close(brig_pool_refill(ctx->root, e->d_name));
+		close(brig_pool_follow(ctx, e->d_name, NULL, -1, -1, 0));
 	}
 	return 0;
 }

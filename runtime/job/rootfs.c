@@ -429,12 +429,13 @@ void brig_job_root_release(struct brig_job_root *r)
 }
 
 void brig_job_root_adopt(struct brig_job_root *r, const char *state_root, const char *id,
-                         pid_t init, int upperfd)
+                         pid_t init, int upperfd, uint32_t host_id)
 {
 	r->jobs = brig_xasprintf("%s/jobs", state_root);
 	r->dir = brig_xasprintf("%s/jobs/%s", state_root, id);
 	r->merged = brig_xasprintf("/proc/%d/root", (int)init);
 	r->upperfd = upperfd;
+	r->host_id = host_id;
 }
 
 void brig_job_root_forget(struct brig_job_root *r)

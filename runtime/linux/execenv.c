@@ -32,6 +32,7 @@
 
 #include "linux/caps.h"
 #include "linux/procfs.h"
+#include "linux/resolve.h"
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
 #include "spec/spec.h"
@@ -317,4 +318,28 @@ char **brig_exec_env(const struct brig_process *p, const char *listen_fds)
 	sprintf(envp[n], "HOME=%s", home);
 	envp[n + 1] = NULL;
 	return envp;
+}
+
+/* cwd: created if missing, entered, and checked to be inside the root: a
+ * cwd reached through a leaked host fd (CVE-2024-21626) is outside it. */
+int brig_enter_cwd(const char *cwd, struct brig_error *err)
+{
+	char buf[4096];
+
+	if (chdir(cwd) < 0) {
+		_cleanup_close_ int fd = -1;
+
+		if (errno != ENOENT)
+			return brig_error_setp(err, errno, "chdir to cwd (\"%s\")", cwd);
+		{
+			_cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+			fd = root < 0 ? -1 : brig_mkpath_in_root(root, cwd, BRIG_MKPATH_DIR, err);
+		}
+		if (fd < 0 || fchdir(fd) < 0)
+			return brig_error_setp(err, errno, "chdir to cwd (\"%s\")", cwd);
+	}
+	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/')
+		return brig_error_set(err, "cwd \"%s\" is outside the container", cwd);
+	return 0;
 }

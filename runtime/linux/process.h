@@ -103,6 +103,11 @@ char *brig_exec_lookup(const struct brig_process *p, struct brig_error *err);
  */
 char **brig_exec_env(const struct brig_process *p, const char *listen_fds);
 
+/* chdir to @cwd, made first (inside the root) when it is missing, and
+ * checked to be inside the root: a cwd reached through a leaked host fd
+ * (CVE-2024-21626) is outside it. */
+int brig_enter_cwd(const char *cwd, struct brig_error *err);
+
 /*
  * In brig's own process, before the clone: the number of socket-activation
  * fds passed to it.  $LISTEN_FDS counts only when $LISTEN_PID is this

@@ -334,6 +334,21 @@ pool_state() {
 	done | tr '\n' ' '
 }
 
+# followed NAME: wait (10 s) until no member of pool NAME is claimed: the
+# followers of its claims have removed their members (container, state,
+# cgroups, entries), which they do once the claimer has returned; FOLLOW_MS
+# says how long it took.
+followed() {
+	local t0 t1
+	t0=$(date +%s%N)
+	wait_until 10 eval '[ -z "$(ls -A "$T/root/pools/$1/claimed" 2>/dev/null)" ]' || {
+		fail "pool $1: claimed members left after 10 s: $(ls "$T/root/pools/$1/claimed" | tr '\n' ' ')"
+		return 1
+	}
+	t1=$(date +%s%N)
+	FOLLOW_MS=$(((t1 - t0) / 1000000))
+}
+
 # names ENV-OUTPUT: the variable names of `env` output, sorted, one a line.
 names() {
 	sed -n 's/^\([A-Za-z_][A-Za-z0-9_]*\)=.*/\1/p' <<<"$1" | sort
@@ -491,7 +506,7 @@ t_duplicate() {
 # member's, and that member is never handed out again.  A signal, a
 # command that cannot run and --result - follow the rules of brig job.
 t_job() {
-	local before after id cold_keys
+	local before after id cold_keys t0 t1
 	bj --rootfs "$ROOTFS" --result "$T/cold.json" -- true
 	assert_rc 0
 	cold_keys=$(jq -c 'keys' "$T/cold.json" 2>&1)
@@ -517,6 +532,8 @@ t_job() {
 	assert_res_int writable_used_bytes 100000
 	id=$(jq -r .id "$T/result.json")
 	assert_contains "$before" "$id" "the members before the claim ($id)"
+	followed P || return
+	diag "the member removed ${FOLLOW_MS} ms after brig returned"
 	after=$(members P)
 	assert_not_contains "$after" "$id" "the members after the claim"
 	assert_no_file "$T/root/$id"
@@ -544,6 +561,18 @@ t_job() {
 	assert_json "$out" "brig's stdout with --result -" || return
 	assert_eq "$(jq -r .pool <<<"$out")" hit "pool with --result -"
 	assert_contains "$err" "job-out" "brig's stderr with --result -"
+	# what the job leaves running dies with it, as under a cold job's pid 1:
+	# brig returns at once, not when the sleep would end
+	wait_ready P 2
+	t0=$(date +%s%N)
+	pjob P -- sh -c 'sleep 3171 & echo bg'
+	t1=$(date +%s%N)
+	assert_rc 0
+	assert_eq "$out" bg "stdout of a job that leaves sleep behind"
+	[ $(((t1 - t0) / 1000000)) -lt 5000 ] ||
+		fail "brig returned $(((t1 - t0) / 1000000)) ms after a job that left sleep 3171 behind"
+	assert_eq "$(pgrep -x -f 'sleep 3171' 2>/dev/null)" "" "the job's sleep after brig returned"
+
 	# destroyed at once, while the claims' refill may still be running
 	rmpool P
 	assert_clean
@@ -607,6 +636,19 @@ t_job_options() {
 	assert_hit P
 	assert_eq "$out" copied "a file copied in"
 	assert_eq "$(cat "$T/exp/tmp/w" 2>&1)" a "exported /tmp/w"
+
+	# as a cold job's: the files copied in, and the directories made for
+	# them, are the job's user's; a missing --cwd is made
+	wait_ready P 2
+	pjob P --copy-in "$T/f:/data/in.txt" --cwd /new/dir -- sh -c '
+		pwd; stat -c "%n %u:%g" /data /data/in.txt
+		echo changed >>/data/in.txt && echo "append ok"'
+	assert_rc 0
+	assert_hit P
+	assert_eq "$out" "/new/dir
+/data 0:0
+/data/in.txt 0:0
+append ok" "--cwd (missing), --copy-in: pwd, owners, append"
 	rmpool P
 	assert_clean
 }
@@ -639,8 +681,9 @@ lo 0x8
 }
 
 # --timeout on a pooled job: `sleep 100 &` and a busy loop end by about
-# 1.1 s (against what a pooled `true` costs) with 124, reason timeout, and
-# every process and cgroup of the job gone when brig returns.
+# 1.1 s (against what a pooled `true` costs) with 124, reason timeout,
+# every process of the job gone when brig returns, and its cgroups once the
+# claim's follower has run.
 t_timeout() {
 	local t0 t1 base_ms elapsed pids cgs
 	shared_dir
@@ -663,7 +706,8 @@ t_timeout() {
 	# shellcheck disable=SC2086 # (lists of pids and directories)
 	{
 		assert_dead "when brig returned" $pids
-		assert_gone "the job's cgroups when brig returned" $cgs
+		followed P
+		assert_gone "the job's cgroups once its follower ran" $cgs
 	}
 	diag "brig ran ${elapsed} ms (a pooled job of true: ${base_ms} ms); wall_ms $(jq .wall_ms "$T/bg.1.json" 2>&1)"
 	assert_eq "$rc" 124 "exit status (stderr: $(cat "$T/bg.1.err"))"
@@ -738,7 +782,8 @@ t_isolation() {
 	# shellcheck disable=SC2086 # (lists of pids and directories)
 	{
 		assert_dead "of job 1 (its sleep) after it" $pids1
-		assert_gone "job 1's cgroups after it" $cgs1
+		followed P
+		assert_gone "job 1's cgroups once its follower ran" $cgs1
 	}
 
 	# shellcheck disable=SC2016
@@ -846,9 +891,10 @@ t_race() {
 	assert_clean
 }
 
-# brig SIGKILLed while its pooled job sleeps: the job's processes die (or
-# `pool gc` kills them), gc removes the claimed member (container, state,
-# cgroups), and the pool is back to its size with only waiting members.
+# brig SIGKILLed while its pooled job sleeps: the job's processes die with
+# it (the member's init sees its reply socket close), the claimed member
+# goes (its follower or gc removes the container, state and cgroups), and
+# the pool is back to its size with only waiting members.
 t_sigkill_claimer() {
 	local pids cgs id m st
 	shared_dir
@@ -867,8 +913,8 @@ t_sigkill_claimer() {
 	wait "${BG[1]}" 2>/dev/null
 	# shellcheck disable=SC2086 # (lists of pids and directories)
 	{
-		wait_until 5 all_dead $pids ||
-			diag "the job's processes outlived brig's SIGKILL by 5 s: left to pool gc"
+		# its init sees brig's end of the reply socket close, and ends
+		wait_until 5 all_dead $pids || assert_dead "5 s after brig's SIGKILL" $pids
 		bp gc
 		assert_rc 0
 		assert_eq "$err" "" "stderr of pool gc"
@@ -894,11 +940,12 @@ t_sigkill_claimer() {
 	assert_clean
 }
 
-# pool destroy while three claims run (hits, sleeping): it succeeds, the
-# jobs end (whatever their status), and nothing is left, not even the
-# members the claims' refills were making.
+# pool destroy while three claims run (hits, sleeping, with a 60 s
+# timeout): it succeeds within 10 s, the jobs end (killed, not by their
+# timeout), and nothing is left, not even the members the claims'
+# refills were making.
 t_destroy_busy() {
-	local i pids=()
+	local i pids=() t0 t1
 	shared_dir
 	mkpool P --size 3 --mount "$T/s:/s:rw" || return
 	for i in 1 2 3; do
@@ -907,12 +954,18 @@ t_destroy_busy() {
 		job_started "$i" || return
 		pids+=("$JOB_PID")
 	done
-	run_cmd "$BRIG" --root "$T/root" pool destroy P
+	t0=$(date +%s%N)
+	run_cmd timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
+	t1=$(date +%s%N)
 	assert_rc 0
 	assert_eq "$out$err" "" "output of pool destroy"
+	diag "pool destroy took $(((t1 - t0) / 1000000)) ms"
+	[ $(((t1 - t0) / 1000000)) -lt 10000 ] ||
+		fail "pool destroy took $(((t1 - t0) / 1000000)) ms with three claims running"
 	for i in 1 2 3; do
 		wait_exit "${BG[i]}" 15
 		diag "claim $i: exit status $rc, result $(jq -c '{pool, reason, exit_code}' "$T/bg.$i.json" 2>&1)"
+		assert_ne "$(jq -r .reason "$T/bg.$i.json" 2>&1)" timeout "claim $i's end"
 	done
 	assert_dead "of the claims' jobs after pool destroy" "${pids[@]}"
 	assert_clean
@@ -1008,6 +1061,66 @@ t_killed_create() {
 	assert_clean
 }
 
+# status_of PID FIELD: FIELD of /proc/PID/status (tabs and spaces dropped).
+status_of() {
+	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
+}
+
+# A waiting member is confined already: its init has no capability, runs
+# under no_new_privs and, with brig's own profile, under the job's seccomp
+# filter (it is loaded before the wait, so that a claim does not pay for
+# it); with --seccomp unconfined none, and with a profile FILE the job's
+# process loads it (the waiting init has none).  The init that runs the
+# job is out of the job's reach: the job cannot open its fds, read its
+# environment, or kill it.
+t_confined() {
+	local m pid
+	mkpool P --size 1 || return
+	m=$(members P)
+	pid=$(init_pid "$m")
+	assert_eq "$(status_of "$pid" CapEff),$(status_of "$pid" CapPrm),$(status_of "$pid" CapBnd)" \
+		"0000000000000000,0000000000000000,0000000000000000" "capabilities of a waiting init"
+	assert_eq "$(status_of "$pid" NoNewPrivs)" 1 "NoNewPrivs of a waiting init"
+	assert_eq "$(status_of "$pid" Seccomp)" 2 "Seccomp of a waiting init (default profile)"
+	# shellcheck disable=SC2016
+	pjob P -- sh -c 'grep ^Seccomp: /proc/self/status
+		ls /proc/1/fd >/dev/null 2>&1 && echo "fds of 1 open" || echo "fds of 1 closed"
+		cat /proc/1/environ >/dev/null 2>&1 && echo "environ of 1 open" || echo "environ of 1 closed"
+		kill -9 1 2>/dev/null; kill -TERM 1 2>/dev/null; echo "after kill $$"'
+	assert_rc 0
+	assert_hit P
+	assert_eq "$(sed -n 1,3p <<<"$out")" "Seccomp:	2
+fds of 1 closed
+environ of 1 closed" "the job's filter and its reach to pid 1"
+	assert_match "$(sed -n 4p <<<"$out")" '^after kill [0-9]+$' "the job after kill 1"
+	assert_res reason '"exited"'
+	rmpool P
+
+	mkpool U --size 1 --seccomp unconfined || return
+	pid=$(init_pid "$(members U)")
+	assert_eq "$(status_of "$pid" Seccomp),$(status_of "$pid" NoNewPrivs)" "0,1" \
+		"Seccomp, NoNewPrivs of a waiting init (--seccomp unconfined)"
+	pjob U -- grep ^Seccomp: /proc/self/status
+	assert_rc 0
+	assert_eq "$out" "Seccomp:	0" "the job's Seccomp (--seccomp unconfined)"
+	rmpool U
+
+	cat >"$T/profile.json" <<-'EOF'
+		{"defaultAction": "SCMP_ACT_ALLOW",
+		 "architectures": ["SCMP_ARCH_X86_64", "SCMP_ARCH_X86", "SCMP_ARCH_X32"],
+		 "syscalls": [{"names": ["mkdir", "mkdirat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}
+	EOF
+	mkpool F --size 1 --seccomp "$T/profile.json" || return
+	pid=$(init_pid "$(members F)")
+	assert_eq "$(status_of "$pid" Seccomp)" 0 "Seccomp of a waiting init (--seccomp FILE)"
+	pjob F -- sh -c 'grep ^Seccomp: /proc/self/status; mkdir /tmp/d 2>/dev/null; echo "mkdir $?"'
+	assert_rc 0
+	assert_eq "$out" "Seccomp:	2
+mkdir 1" "the job under --seccomp FILE"
+	rmpool F
+	assert_clean
+}
+
 # brig in a mount namespace of its own (as a service under systemd's
 # PrivateTmp= runs): pools work there as cold jobs do.  Four rounds of
 # create, claim, destroy in `unshare -m` (each round a new namespace; the
@@ -1037,14 +1150,15 @@ tap_test "a duplicate pool create fails, the pool unchanged" t_duplicate
 tap_test "job --pool: output, status, result (pool: hit), a member used once" t_job
 tap_test "job --pool: --env --cwd --stdin --stdout/err --output-limit --copy-in --export" t_job_options
 tap_test "job --pool: the pool's --user --network --tmpfs --mount --pids" t_pool_options
-tap_test "job --pool --timeout 1s: 124 by 1.1 s, all gone" t_timeout
+tap_test "job --pool --timeout 1s: 124 by 1.1 s, its processes gone, then its cgroups" t_timeout
 tap_test "job --pool on an empty pool: a cold job with the pool's options (miss)" t_miss
 tap_test "consecutive jobs of a pool share no file, process, layer, cgroup" t_isolation
 tap_test "the pool refills to its size after claims (10 s)" t_refill
 tap_test "64 callers on a pool of 8: 64 distinct sandboxes, no deadlock" t_race
-tap_test "a claimer SIGKILLed mid-job: pool gc removes the member, the pool refills" t_sigkill_claimer
+tap_test "a claimer SIGKILLed mid-job: the job dies with it, the member goes, the pool refills" t_sigkill_claimer
 tap_test "pool destroy during claims: the jobs end, nothing left" t_destroy_busy
 tap_test "pool create SIGKILLed half-way: pool gc leaves only whole members" t_killed_create
 tap_test "a member whose init died: skipped by a claim, removed by pool gc" t_dead_init
+tap_test "a waiting member is confined; its init is out of the job's reach" t_confined
 tap_test "pools of a brig in a mount namespace of its own (unshare -m)" t_private_mntns
 tap_done
