@@ -15,6 +15,10 @@ static const struct brig_option options[] = {
 	BRIG_JOB_SANDBOX_OPTIONS,
 	{ "size", 0, BRIG_OPT_STRING, "N", "create: how many sandboxes wait (1 to 1024)", NULL },
 	{ "format", 'f', BRIG_OPT_STRING, "table|json", "list: the output format", "table" },
+	{ "queue", 0, BRIG_OPT_BOOL, NULL,
+	  "fill: return at once when a fill runs and another waits behind it (which will "
+	  "count what this one would); what a claim's background child runs",
+	  NULL },
 };
 
 /* The sandbox flags as given, "--name" "value" each: what the pool keeps
@@ -131,7 +135,8 @@ static int fill(struct brig_cli *cli, struct brig_args *a, struct brig_error *er
 	if (r == 0)
 		r = brig_cmd_job_parse(sandbox, ARRAY_SIZE(sandbox), &pa.a, &ja, &o, err);
 	if (r == 0)
-		r = brig_pool_fill(&cli->ctx, a->pos[1], &o, err);
+		r = brig_pool_fill(&cli->ctx, a->pos[1], &o,
+		                   brig_cmd_opt(options, ARRAY_SIZE(options), a, "queue")->b, err);
 	brig_job_args_release(&ja);
 	brig_cmd_pool_options_release(&pa);
 	return r;
@@ -236,7 +241,7 @@ const struct brig_command brig_cmd_pool = {
 	    "\n"
 	    "   pool list [--format json]: name, size, ready, creating (and options).\n"
 	    "\n"
-	    "   pool fill NAME: make sandboxes until the pool is full again.\n"
+	    "   pool fill NAME [--queue]: make sandboxes until the pool is full again.\n"
 	    "\n"
 	    "   pool destroy NAME: every sandbox, waiting or running (its job is killed),\n"
 	    "   and the pool gone.\n"

@@ -94,9 +94,10 @@ int brig_job_gc(const struct brig_context *ctx, struct brig_error *err);
 int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned long size,
                      const struct brig_job_opts *o, const char *const *flags, size_t n_flags,
                      struct brig_error *err);
-/* Make members until the ready and the ones being made reach the size. */
+/* Make members until the ready and the ones being made reach the size;
+ * with @queue, nothing when a fill runs and another waits behind it. */
 int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
-                   struct brig_error *err);
+                   bool queue, struct brig_error *err);
 /* Every member, waiting or running, and the pool, gone. */
 int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct brig_error *err);
 /* Members whose init died, half-made ones, abandoned claims, half-made pools. */

@@ -1,25 +1,30 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Warm pools (job.h): sandboxes made ahead, each a container created from
- * a job's config whose init waits, claimed by one job each.
+ * a job's config whose init waits for its job (handoff.h), claimed by one
+ * job each.
  *
  *   <root>/pools/NAME/options          the shaping flags, NUL-separated
  *   <root>/pools/NAME/size             N
  *   <root>/pools/NAME/creating/<id>    a member being made (its maker's flock)
- *   <root>/pools/NAME/ready/<id>       a member waiting
- *   <root>/pools/NAME/claimed/<id>     a member running a job (its claimer's flock)
+ *   <root>/pools/NAME/ready/<id>       a member waiting: its init's fds, ids, pid
+ *   <root>/pools/NAME/claimed/<id>     a member running a job (its claimer's
+ *                                      and follower's flock)
+ *   <root>/pools/NAME/fill.lock        held by the fill that runs,
+ *   <root>/pools/NAME/fill.next        by the one that waits behind it,
+ *   <root>/pools/NAME/fillers          (shared) by every follower
  *
  * A member's mounts (its writable layer, its idmapped rootfs, the overlay)
  * are made in a mount namespace of their own, as a cold job's are in
  * brig's, by a child that exits once the container is created: they live
  * on as the container's root, and the upper directory as an fd its
- * waiting init holds, whose number the ready/ entry says.  The claimer
- * copies in through /proc/<init>/root and takes the upper directory with
- * pidfd_getfd() to export and measure.  Nothing of a pool is mounted in
- * anyone's namespace but the member's own.  A claim is an
- * flock then a rename from ready/ to claimed/: two claimers never get the
- * same member, and one that dies leaves an unlocked claimed/ entry that
- * the next gc removes with its member.
+ * waiting init holds.  The claimer copies in through /proc/<init>/root,
+ * takes the upper directory and the hand-off socket with pidfd_getfd(),
+ * and hands the job over.  Nothing of a pool is mounted in anyone's
+ * namespace but the member's own.  A claim is an flock then a rename from
+ * ready/ to claimed/: two claimers never get the same member, and one that
+ * dies (with its follower) leaves an unlocked claimed/ entry that the next
+ * claim or gc removes with its member.
  */
 #include "config.h"
 #include "job/internal.h"
@@ -379,19 +384,35 @@ void brig_pool_gc_claims(const struct brig_context *ctx, const char *name)
 	each_member(ctx, name, "claimed", true, false);
 }
 
+/*
+ * One fill at a time: each claim starts one, and two counting at once
+ * would both make the member that is missing (fill.lock).  Queued, at
+ * most one more waits behind it (fill.next): a fill that finds both taken
+ * has nothing to do that the waiting one, which counts after it, will not
+ * do; so a stream of claims that outruns the fills does not pile fills up.
+ */
 int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
-                   struct brig_error *err)
+                   bool queue, struct brig_error *err)
 {
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
 	_cleanup_free_ char *lockpath = brig_xasprintf("%s/fill.lock", dir);
-	_cleanup_close_ int lock = -1;
+	_cleanup_free_ char *nextpath = brig_xasprintf("%s/fill.next", dir);
+	_cleanup_close_ int lock = -1, next = -1;
 	unsigned long size;
 
-	/* one fill at a time: each claim starts one, and two counting at
-	 * once would both make the member that is missing */
+	if (queue) {
+		next = open(nextpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (next < 0)
+			return brig_error_setp(err, errno, "pool \"%s\": lock", name);
+		if (flock(next, LOCK_EX | LOCK_NB) < 0)
+			return 0;
+	}
 	lock = open(lockpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (lock < 0 || flock(lock, LOCK_EX) < 0)
 		return brig_error_setp(err, errno, "pool \"%s\": lock", name);
+	/* running now: the next may wait */
+	if (next >= 0)
+		close(TAKE_FD(next));
 	if (read_size(dir, &size, err) < 0)
 		return brig_error_wrap(err, "pool \"%s\"", name);
 	/* members whose init died do not count: gone first */
@@ -418,9 +439,19 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
  * The `fillers` lock (shared) is held until the end: destroy waits for
  * every follower.
  */
+/* `brig pool fill --queue NAME`, unless a fill waits behind a running one
+ * already (brig_pool_fill): then there is nothing to start. */
 static __attribute__((noreturn)) void fill_exec(const char *root, const char *name)
 {
-	execl("/proc/self/exe", "brig", "--root", root, "pool", "fill", name, (char *)NULL);
+	_cleanup_free_ char *next = brig_xasprintf("%s/pools/%s/fill.next", root, name);
+	int fd = open(next, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
+		_exit(0);
+	if (fd >= 0)
+		close(fd);
+	execl("/proc/self/exe", "brig", "--root", root, "pool", "fill", "--queue", name,
+	      (char *)NULL);
 	_exit(127);
 }
 
@@ -538,7 +569,7 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
 		}
 	if (write_options(fd, flags, n_flags, size, err) < 0)
 		goto fail;
-	if (brig_pool_fill(ctx, name, o, err) == 0)
+	if (brig_pool_fill(ctx, name, o, false, err) == 0)
 		return 0;
 fail:
 	brig_pool_destroy(ctx, name, &ignored);
@@ -566,6 +597,7 @@ static int remove_pool(const struct brig_context *ctx, const char *tomb, struct 
 		unlinkat(fd, "options", 0);
 		unlinkat(fd, "size", 0);
 		unlinkat(fd, "fill.lock", 0);
+		unlinkat(fd, "fill.next", 0);
 		unlinkat(fd, "fillers", 0);
 		if (rmdir(dir) == 0 || errno == ENOENT)
 			return 0;
