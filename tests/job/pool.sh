@@ -1061,6 +1061,35 @@ t_killed_create() {
 	assert_clean
 }
 
+# A pool made from a --bundle: a claim without a command runs the
+# config's args; with one, that command; either way in the config's
+# environment (HOME from its /etc/passwd; a job's --env wins), cwd, user
+# and hostname.
+t_bundle() {
+	brig_make_bundle "$T/b" || return
+	brig_bundle_edit "$T/b" '.process.terminal = false
+		| .process.args = ["sh", "-c", "echo \"$(id -u):$(id -g) $(pwd) $(hostname) FOO=$FOO HOME=$HOME\""]
+		| .process.env = ["PATH=/bin:/usr/bin", "FOO=bar"]
+		| .process.cwd = "/tmp"
+		| .process.user = {uid: 1000, gid: 1000}
+		| .hostname = "bundlehost"' || return
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
+	bp create P --size 2 --bundle "$T/b"
+	assert_rc 0
+	assert_eq "$out$err" "" "output of pool create P --bundle" || return
+	pjob P
+	assert_rc 0
+	assert_hit P
+	assert_eq "$out" "1000:1000 /tmp bundlehost FOO=bar HOME=/" "the config's process"
+	wait_ready P 2
+	pjob P --env FOO=job --env HOME=/home/x -- sh -c 'echo "$(id -u) $(pwd) FOO=$FOO HOME=$HOME"'
+	assert_rc 0
+	assert_hit P
+	assert_eq "$out" "1000 /tmp FOO=job HOME=/home/x" "a command, --env over the config's"
+	rmpool P
+	assert_clean
+}
+
 # status_of PID FIELD: FIELD of /proc/PID/status (tabs and spaces dropped).
 status_of() {
 	awk -v f="$2:" '$1 == f { print $2 }' "/proc/$1/status" 2>/dev/null
@@ -1150,6 +1179,7 @@ tap_test "a duplicate pool create fails, the pool unchanged" t_duplicate
 tap_test "job --pool: output, status, result (pool: hit), a member used once" t_job
 tap_test "job --pool: --env --cwd --stdin --stdout/err --output-limit --copy-in --export" t_job_options
 tap_test "job --pool: the pool's --user --network --tmpfs --mount --pids" t_pool_options
+tap_test "job --pool of a --bundle pool: the config's args, env, cwd, user" t_bundle
 tap_test "job --pool --timeout 1s: 124 by 1.1 s, its processes gone, then its cgroups" t_timeout
 tap_test "job --pool on an empty pool: a cold job with the pool's options (miss)" t_miss
 tap_test "consecutive jobs of a pool share no file, process, layer, cgroup" t_isolation
