@@ -180,7 +180,8 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 	 * read-only mount of brig's binary (linux/selfexe.h) */
 	cli.ctx.argv = argv;
 	if ((cmd == &brig_cmd_create || cmd == &brig_cmd_run || cmd == &brig_cmd_exec ||
-	     cmd == &brig_cmd_pool || (cmd == &brig_cmd_job && brig_cmd_job_protected(&a))) &&
+	     (cmd == &brig_cmd_pool && brig_cmd_pool_protected(&a)) ||
+	     (cmd == &brig_cmd_job && brig_cmd_job_protected(&a))) &&
 	    brig_selfexe_protect(argv, err) < 0)
 		goto out;
 	r = cmd->run(&cli, &a, err);

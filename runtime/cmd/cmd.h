@@ -72,6 +72,9 @@ int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_er
  * enters no container when its pool has a sandbox waiting and re-executes
  * itself when it has none (job/job.c). */
 bool brig_cmd_job_protected(const struct brig_args *a);
+/* Whether brig pool, as @a asks, does: not pool follow, which makes no
+ * container (the fill it starts does, and re-executes itself). */
+bool brig_cmd_pool_protected(const struct brig_args *a);
 
 /* For subcommands whose behaviour has not landed yet. */
 int brig_cmd_not_implemented(const char *name, struct brig_error *err);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "util/error.h"
+#include "util/id.h"
 #include "util/jsonw.h"
 #include "util/strbuf.h"
 
@@ -202,6 +203,14 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		return list(cli, a, err);
 	if (!strcmp(sub, "fill"))
 		return fill(cli, a, err);
+	if (!strcmp(sub, "follow")) {
+		if (a->n_pos < 2 || a->n_pos > 3)
+			return brig_error_usage(err, "pool follow takes NAME [ID]");
+		if (brig_pool_check_name(a->pos[1], err) < 0 ||
+		    (a->n_pos == 3 && brig_id_validate(a->pos[2], err) < 0))
+			return -1;
+		return brig_pool_follower(&cli->ctx, a->pos[1], a->n_pos == 3 ? a->pos[2] : NULL);
+	}
 	if (!strcmp(sub, "destroy"))
 		return need_name(a, sub, err) < 0 ? -1
 		                                  : brig_pool_destroy(&cli->ctx, a->pos[1], err);
@@ -216,9 +225,14 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	                        sub);
 }
 
+bool brig_cmd_pool_protected(const struct brig_args *a)
+{
+	return a->n_pos < 1 || strcmp(a->pos[0], "follow");
+}
+
 const struct brig_command brig_cmd_pool = {
 	.name = "pool",
-	.args_usage = "create|list|fill|destroy|gc [<name>]",
+	.args_usage = "create|list|fill|destroy|gc|follow [<name>] [<id>]",
 	.summary = "manage warm pools of waiting sandboxes for brig job --pool",
 	.description =
 	    "   A pool keeps sandboxes made ahead for brig job --pool: each has what a\n"
@@ -228,10 +242,10 @@ const struct brig_command brig_cmd_pool = {
 	    "   waits for a command. A job claims one and hands it the command, which the\n"
 	    "   init runs exactly as a cold brig job would (same result, plus \"pool\":\n"
 	    "   \"hit\" or \"miss\"); a sandbox never serves two jobs. What follows a claim\n"
-	    "   runs in the background (a detached child of brig job's, not a daemon): it\n"
-	    "   removes the sandbox once brig job has returned, and starts a replacement\n"
-	    "   (brig pool fill) once the job has run 50 ms or is done. An empty pool is\n"
-	    "   a cold start, never an error.\n"
+	    "   runs in the background (brig pool follow, started by brig job and not\n"
+	    "   waited for; not a daemon): it removes the sandbox once brig job has\n"
+	    "   returned, and starts a replacement (brig pool fill) once the job has run\n"
+	    "   50 ms or is done. An empty pool is a cold start, never an error.\n"
 	    "\n"
 	    "   pool create NAME --size N [sandbox flags]: make N sandboxes now, with\n"
 	    "   brig job's flags that shape a sandbox (--rootfs or --bundle, --memory,\n"
@@ -246,6 +260,10 @@ const struct brig_command brig_cmd_pool = {
 	    "   pool destroy NAME: every sandbox, waiting or running (its job is killed),\n"
 	    "   and the pool gone.\n"
 	    "\n"
+	    "   pool follow NAME [ID]: what brig job --pool starts in the background\n"
+	    "   after a claim (not for use by hand): once the claimer has gone, sandbox\n"
+	    "   ID is removed, and a pool fill --queue runs.\n"
+	    "\n"
 	    "   pool gc: sandboxes whose init died, half-made ones, claims whose brig\n"
 	    "   died, half-made pools; then each pool is filled back to its size, in\n"
 	    "   the background.\n"
@@ -253,12 +271,12 @@ const struct brig_command brig_cmd_pool = {
 	    "   A pool lives under --root (pools/NAME), survives its creator and serves\n"
 	    "   any caller that can use the root. A job whose brig is killed dies at\n"
 	    "   once, with everything it left running (its init sees brig go); its\n"
-	    "   sandbox is removed by the claim's background child, or, when brig was\n"
-	    "   killed within the job's first 50 ms, by the next claim or pool gc.",
+	    "   sandbox is removed by the claim's follower, or, when brig was killed\n"
+	    "   before it handed the job over, by the next claim or pool gc.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,
-	.max_args = 2,
+	.max_args = 3,
 	.run = run,
 	.error_status = 125,
 };

@@ -137,13 +137,13 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 int brig_pool_adopt(const struct brig_context *ctx, const struct brig_pool_claim *c,
                     struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err);
 /* What follows a claim of member @id (NULL: a miss), whose lock is @lock,
- * in the background: the member's end once the claimer has gone, and a
- * replacement after @delay_ms or once the claimer has gone (-1: only
- * then).  @hold (or -1), the member's mount namespace, is let go of after
- * the claimer: the last of it, its unmounting, is the follower's.  The
- * claimer keeps the returned fd until it exits. */
+ * in a brig of its own (`brig pool follow`, job/pool.c): the member's end
+ * once the claimer has gone, and a replacement.  @hold (or -1), the
+ * member's mount namespace, is let go of after the claimer: the last of
+ * it, its unmounting, is the follower's.  The claimer keeps the returned
+ * fd until it exits. */
 int brig_pool_follow(const struct brig_context *ctx, const char *name, const char *id, int lock,
-                     int hold, int delay_ms);
+                     int hold);
 /* How long after a claim its replacement is started at the latest. */
 #define BRIG_POOL_REFILL_MS 50
 /* The members of claimers that died (a claim does this first). */

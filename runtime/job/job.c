@@ -84,7 +84,6 @@ struct job {
 	bool heard, alone;            /* what the init said, and whether it is alone */
 	bool not_started;             /* it said the job could not be started */
 	int mntns;                    /* its mount namespace, for the follower */
-	uint64_t follow_at;           /* when the follower starts, if still running */
 	int refill;                   /* the follower waits for it to close (job/pool.c) */
 };
 
@@ -458,9 +457,11 @@ static int start_claimed(struct job *j, struct brig_error *err)
 	if (brig_handoff_send(sock, &hj, j->stdio, &j->reply, err) < 0)
 		return -1;
 	close_init_stdio(j);
-	/* the follower, if the job is still running by then */
-	j->follow_at = now_ms() + BRIG_POOL_REFILL_MS;
-	/* while the job runs: what its figures need */
+	/* while the job runs: what follows it, in a brig of its own
+	 * (job/pool.c), and what its figures need */
+	j->refill = brig_pool_follow(j->ctx, j->pool, j->claim.id, j->claim.lock, j->mntns);
+	if (j->mntns >= 0)
+		close(TAKE_FD(j->mntns));
 	{
 		struct brig_error e = BRIG_ERROR_INIT;
 
@@ -534,21 +535,6 @@ static void reap(struct job *j)
 	}
 }
 
-/* A claim's follower (job/pool.c): the member's end and a replacement,
- * forked when the job has run for BRIG_POOL_REFILL_MS (the replacement
- * at once) or when brig is done (after it), whichever is first: never
- * while a short job runs. */
-static void follow(struct job *j, bool done)
-{
-	if (!j->claimed || j->refill >= 0)
-		return;
-	j->refill =
-	    brig_pool_follow(j->ctx, j->pool, j->claim.id, j->claim.lock, j->mntns, done ? -1 : 0);
-	if (j->mntns >= 0)
-		close(TAKE_FD(j->mntns));
-	j->follow_at = 0;
-}
-
 /* Until the init has ended and its pipes are at EOF (or the grace after
  * its end is over): copy the output, enforce the deadline, end the job on
  * a signal.  A claimed member's job has ended when its init says so and
@@ -579,12 +565,8 @@ static void watch(struct job *j, uint64_t t0)
 			killed = true;
 			kill_job(j);
 		}
-		if (j->follow_at && now >= j->follow_at)
-			follow(j, false);
 		if (!ended && !killed && deadline)
 			until = deadline;
-		if (j->follow_at && (!until || j->follow_at < until))
-			until = j->follow_at;
 		if (ended)
 			until = ended_at + DRAIN_GRACE_MS;
 		if (until)
@@ -703,6 +685,10 @@ static void job_release(struct job *j)
 
 	if (j->created)
 		kill_job(j);
+	/* a claim that failed before its follower was started: one now, to
+	 * remove the member at once and replace it */
+	if (j->claimed && j->refill < 0)
+		j->refill = brig_pool_follow(j->ctx, j->pool, j->claim.id, j->claim.lock, -1);
 	if (j->created && !j->claimed)
 		brig_container_delete(j->ctx, j->id, true, &ignored);
 	if (j->claimed)
@@ -883,10 +869,9 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 			j.id = brig_xstrdup(j.claim.id);
 		}
 		/* a replacement, in the background (a claim's follower, which
-		 * ends its member too, comes later: follow()) */
+		 * ends its member too, once the job is handed over) */
 		if (!hit)
-			j.refill =
-			    brig_pool_follow(ctx, o->pool, NULL, -1, -1, BRIG_POOL_REFILL_MS);
+			j.refill = brig_pool_follow(ctx, o->pool, NULL, -1, -1);
 	}
 	/* what dead brigs left, before this job adds its own */
 	if (!j.claimed && brig_job_gc(ctx, &ignored) < 0)
@@ -916,7 +901,6 @@ out:
 	write_result(&j, r < 0 ? &ignored : err);
 	if (r == 0 && err->msg)
 		r = -1;
-	follow(&j, true);
 	job_release(&j);
 	brig_error_release(&ignored);
 	return r;

@@ -98,6 +98,11 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
  * with @queue, nothing when a fill runs and another waits behind it. */
 int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
                    bool queue, struct brig_error *err);
+/* `brig pool follow NAME [ID]`, spawned by a claim (job/pool.c): the
+ * claimer's pipe, the claim's lock and the member's mount namespace are
+ * fds 3, 4 and 5.  Returns once ID is destroyed, or not at all (it
+ * becomes `brig pool fill`). */
+int brig_pool_follower(const struct brig_context *ctx, const char *name, const char *id);
 /* Every member, waiting or running, and the pool, gone. */
 int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct brig_error *err);
 /* Members whose init died, half-made ones, abandoned claims, half-made pools. */

@@ -36,6 +36,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -424,21 +425,27 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 }
 
 /*
- * What follows a claim, in a detached child of the claimer's (forked once,
- * never waited for, in a session of its own, niced): the claimed member's
- * end and a replacement.  It holds the claim's lock and watches the
- * claimer's pipe, whose write end only the claimer holds:
+ * What follows a claim runs in a brig of its own, its follower (`brig pool
+ * follow NAME [ID]`), spawned by the claimer once it has handed the job
+ * over (a vfork: the claimer's memory is not copied), in a session of its
+ * own, niced, never waited for.  It holds the claim's lock and the
+ * member's mount namespace, and watches a pipe whose write end only the
+ * claimer holds:
  *
  *   - once the claimer is gone (end-of-file) it destroys the member: the
  *     job's processes have ended already, so this is the container's
- *     cgroup, state and entries, off the caller's time;
- *   - after the claimer is gone or @delay_ms has passed, whichever comes
- *     first, it runs `brig pool fill NAME`: making a member takes a CPU
- *     for milliseconds, which a short job must not have to share.
+ *     cgroup, state and entries, off the caller's time, and the last of
+ *     the mount namespace (its unmounting) is the follower's;
+ *   - after the claimer is gone or BRIG_POOL_REFILL_MS has passed,
+ *     whichever comes first, it runs `brig pool fill --queue NAME`: making
+ *     a member takes a CPU for milliseconds, which a short job must not
+ *     have to share.
  *
- * The `fillers` lock (shared) is held until the end: destroy waits for
- * every follower.
+ * A miss's follower (no ID) only refills.  The `fillers` lock (shared) is
+ * held until the end: destroy waits for every follower.
  */
+enum { FOLLOW_PIPE = 3, FOLLOW_LOCK, FOLLOW_HOLD, FOLLOW_FDS };
+
 /* `brig pool fill --queue NAME`, unless a fill waits behind a running one
  * already (brig_pool_fill): then there is nothing to start. */
 static __attribute__((noreturn)) void fill_exec(const char *root, const char *name)
@@ -455,69 +462,81 @@ static __attribute__((noreturn)) void fill_exec(const char *root, const char *na
 	_exit(127);
 }
 
-static __attribute__((noreturn)) void follow(const struct brig_context *ctx, const char *name,
-                                             const char *id, int delay_ms)
+int brig_pool_follower(const struct brig_context *ctx, const char *name, const char *id)
 {
-	struct pollfd claimer = { .fd = 3, .events = POLLIN };
-	pid_t filler;
+	_cleanup_free_ char *fillers = brig_xasprintf("%s/pools/%s/fillers", ctx->root, name);
+	struct pollfd claimer = { .fd = FOLLOW_PIPE, .events = POLLIN };
+	int held;
 
+	/* what the claimer passed is the follower's alone from here on */
+	for (int fd = FOLLOW_PIPE; fd < FOLLOW_FDS; fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	if (fcntl(FOLLOW_PIPE, F_GETFD) < 0)
+		return -1;
+	held = open(fillers, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (held >= 0)
+		flock(held, LOCK_SH);
 	(void)!setpriority(PRIO_PROCESS, 0, 10);
-	if (poll(&claimer, 1, delay_ms) == 0) {
+	if (poll(&claimer, 1, BRIG_POOL_REFILL_MS) == 0) {
 		/* a long job: the replacement now, the member at its end */
-		filler = fork();
-		if (filler == 0) {
-			close(3);
+		if (fork() == 0)
 			fill_exec(ctx->root, name);
-		}
 		while (poll(&claimer, 1, -1) < 0 && errno == EINTR)
 			;
 		if (id)
 			member_destroy(ctx, name, id);
-		_exit(0);
+		return 0;
 	}
 	if (id)
 		member_destroy(ctx, name, id);
-	close(3);
+	close(FOLLOW_PIPE);
+	close(FOLLOW_HOLD);
 	fill_exec(ctx->root, name);
 }
 
 int brig_pool_follow(const struct brig_context *ctx, const char *name, const char *id, int lock,
-                     int hold, int delay_ms)
+                     int hold)
 {
-	_cleanup_free_ char *fillers = brig_xasprintf("%s/pools/%s/fillers", ctx->root, name);
-	int p[2];
+	char *argv[] = { "brig",   "--root",     (char *)ctx->root, "pool",
+		         "follow", (char *)name, (char *)id,        NULL };
+	_cleanup_close_ int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	int p[2], src[FOLLOW_FDS - FOLLOW_PIPE], r = -1;
+	sigset_t none;
 	pid_t pid;
 
-	if (pipe2(p, O_CLOEXEC) < 0)
+	if (null < 0 || pipe2(p, O_CLOEXEC) < 0)
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		/* 3: the claimer's pipe, 4: the fillers lock, 5: the claim's,
-		 * 6: what to hold; nothing else of the claimer's (the pipe's
-		 * write end, its result file, its stdio, the member's fds) */
-		int keep[4] = { p[0],
-			        open(fillers, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600),
-			        lock, hold };
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		close(p[1]);
-		if (keep[1] >= 0)
-			flock(keep[1], LOCK_SH);
-		setsid();
-		/* above every target first: a source may sit on another's */
-		for (int i = 0; i < 4; i++)
-			if (keep[i] >= 0 && (keep[i] = fcntl(keep[i], F_DUPFD_CLOEXEC, 16)) < 0)
-				_exit(1);
-		for (int fd = 0; fd < 3 && null >= 0; fd++)
-			dup2(null, fd);
-		for (int i = 0; i < 4; i++)
-			if (keep[i] >= 0 && dup3(keep[i], 3 + i, O_CLOEXEC) != 3 + i)
-				_exit(1);
-		close_range(7, ~0U, 0);
-		follow(ctx, name, id, delay_ms);
-	}
+	/* 3: the claimer's pipe, 4: the claim's lock, 5: what to hold, each
+	 * copied above them first (one may sit where another goes); nothing
+	 * else of the claimer's (its result file, its stdio, the member's
+	 * fds) */
+	src[0] = p[0];
+	src[1] = lock >= 0 ? lock : null;
+	src[2] = hold >= 0 ? hold : null;
+	for (int i = 0; i < FOLLOW_FDS - FOLLOW_PIPE; i++)
+		src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, FOLLOW_FDS);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawnattr_init(&attr);
+	for (int fd = 0; fd < 3; fd++)
+		posix_spawn_file_actions_adddup2(&fa, null, fd);
+	for (int i = 0; i < FOLLOW_FDS - FOLLOW_PIPE; i++)
+		if (src[i] >= 0)
+			posix_spawn_file_actions_adddup2(&fa, src[i], FOLLOW_PIPE + i);
+	posix_spawn_file_actions_addclosefrom_np(&fa, FOLLOW_FDS);
+	sigemptyset(&none);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK);
+	if (src[0] >= 0)
+		r = posix_spawn(&pid, "/proc/self/exe", &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	close(p[0]);
-	if (pid < 0) {
+	for (int i = 0; i < FOLLOW_FDS - FOLLOW_PIPE; i++)
+		if (src[i] >= 0)
+			close(src[i]);
+	if (r != 0) {
 		close(p[1]);
 		return -1;
 	}
@@ -677,7 +696,7 @@ int brig_pool_gc(const struct brig_context *ctx, struct brig_error *err)
 		each_member(ctx, e->d_name, "claimed", true, false);
 		each_member(ctx, e->d_name, "ready", true, true);
 		/* back to its size, in the background */
-		close(brig_pool_follow(ctx, e->d_name, NULL, -1, -1, 0));
+		close(brig_pool_follow(ctx, e->d_name, NULL, -1, -1));
 	}
 	return 0;
 }
