@@ -23,12 +23,6 @@ comm_is() { # PID COMM
 	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
 }
 
-# kill_wait PID: SIGKILL our child PID and reap it.
-kill_wait() {
-	kill -KILL "$1"
-	wait "$1"
-}
-
 # The processes in the pid namespace of PID, itself included.
 pidns_members() {
 	local ino p

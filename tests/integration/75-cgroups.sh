@@ -857,7 +857,7 @@ events_bg() {
 	: >"$T/ev"
 	"$BRIG" --root "$T/root" events --interval "$2" "$1" >"$T/ev" 2>"$T/ev.err" &
 	ev=$!
-	defer kill -KILL "$ev"
+	defer kill_wait "$ev"
 	wait_until 5 eval '[ -s "$T/ev" ]' || fail "no stats from events: $(cat "$T/ev.err")"
 }
 

@@ -71,7 +71,7 @@ profile() {
 listener() {
 	"$LISTENER" "$T/l.sock" "$T/state.json" "$@" &
 	lpid=$!
-	defer kill "$lpid"
+	defer kill_wait -TERM "$lpid"
 	for _ in $(seq 200); do
 		[ -S "$T/l.sock" ] && return 0
 		sleep 0.05

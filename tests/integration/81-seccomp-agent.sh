@@ -64,7 +64,7 @@ agent() {
 	[ -n "$AGENT" ] || skip "tests/helpers/runc-agent is not built and gcc could not build it"
 	"$AGENT" "$T/a.sock" "$T/st" "$@" &
 	apid=$!
-	defer kill "$apid"
+	defer kill_wait -TERM "$apid"
 	wait_until 5 test -S "$T/a.sock" || fail "the agent did not come up"
 }
 

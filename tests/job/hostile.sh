@@ -171,7 +171,7 @@ t_timeout() {
 		-- sh -c "$READY; sleep 100 & while :; do :; done" \
 		</dev/null >"$T/bg.out" 2>"$T/bg.err" &
 	BG_PID=$!
-	defer kill -KILL "$BG_PID"
+	defer kill_wait "$BG_PID"
 	job_started || return
 	pids=$(uid_pids "$BASE")
 	cgs=$(job_cgroups)

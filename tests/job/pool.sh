@@ -211,7 +211,7 @@ bg_pjob() {
 	TMPDIR=$T/tmp "$BRIG" --root "$T/root" job --pool "$pool" --env "I=$i" \
 		--result "$T/bg.$i.json" "$@" </dev/null >"$T/bg.$i.out" 2>"$T/bg.$i.err" &
 	BG[i]=$!
-	defer kill -KILL "${BG[i]}"
+	defer kill_wait "${BG[i]}"
 }
 
 # job_started I: wait (10 s) for /s/ready.I; set BASE (the job's first
@@ -1035,7 +1035,7 @@ t_killed_create() {
 	TMPDIR=$T/tmp "$BRIG" --root "$T/root" pool create P --size 32 --rootfs "$ROOTFS" \
 		</dev/null >"$T/create.out" 2>"$T/create.err" &
 	pid=$!
-	defer kill -KILL "$pid"
+	defer kill_wait "$pid"
 	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
 	# killed once it has made a member or two
 	wait_until 10 eval '[ "$(members P | grep -c .)" -ge 2 ]' ||

@@ -125,7 +125,7 @@ bg_job() {
 		--result "$T/result.json" --mount "$T/s:/s:rw" "$@" \
 		</dev/null >"$T/bg.out" 2>"$T/bg.err" &
 	BG_PID=$!
-	defer kill -KILL "$BG_PID"
+	defer kill_wait "$BG_PID"
 }
 
 # The shell line a bg_job runs first.

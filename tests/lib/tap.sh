@@ -369,7 +369,7 @@ start_receiver() {
 	shift
 	"$RECEIVER" "$@" "$sock" 2>"$T/receiver.err" &
 	RECV_PID=$!
-	defer kill -KILL "$RECV_PID"
+	defer kill_wait "$RECV_PID"
 	wait_until 10 is_socket "$sock" || fail "the receiver does not listen on $sock"
 }
 
@@ -421,6 +421,30 @@ alive() {
 # dead PID: the opposite of alive.
 dead() {
 	! alive "$1"
+}
+
+# kill_wait [-SIG] PID...: signal each PID (SIGKILL unless -SIG says
+# otherwise), then wait until it is gone: at most 5 s (then SIGKILL), and
+# reaped when it is this shell's child.  What a test starts in the
+# background is deferred to this, not to a bare kill: the leak check at
+# the test's end would otherwise race the process's exit (an ASan build's
+# takes milliseconds).
+kill_wait() {
+	local sig=-KILL p
+	case ${1:-} in
+	-*)
+		sig=$1
+		shift
+		;;
+	esac
+	for p in "$@"; do
+		kill "$sig" "$p" 2>/dev/null
+	done
+	for p in "$@"; do
+		wait_until 5 dead "$p" || kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	return 0
 }
 
 # nlines STRING: number of lines in STRING (0 for the empty string).
