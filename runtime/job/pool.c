@@ -147,11 +147,16 @@ int brig_pool_member_begin(const char *root, const char *name, char **id, int *l
 	return 0;
 }
 
+/* A member that never became ready: its entry, and the job directory its
+ * maker made (its container is gone: the directory's lock with it).  A
+ * destroy that ran meanwhile may have removed the entry already, before
+ * the directory was there. */
 void brig_pool_member_abort(const char *root, const char *name, const char *id, int lock)
 {
 	_cleanup_free_ char *path = entry(root, name, "creating", id);
 
 	unlink(path);
+	remove_job_dir(root, id);
 	if (lock >= 0)
 		close(lock);
 }

@@ -943,7 +943,7 @@ t_sigkill_claimer() {
 # pool destroy while three claims run (hits, sleeping, with a 60 s
 # timeout): it succeeds within 10 s, the jobs end (killed, not by their
 # timeout), and nothing is left, not even the members the claims'
-# refills were making.
+# refills were making; so five times over, right after two claims.
 t_destroy_busy() {
 	local i pids=() t0 t1
 	shared_dir
@@ -969,6 +969,16 @@ t_destroy_busy() {
 	done
 	assert_dead "of the claims' jobs after pool destroy" "${pids[@]}"
 	assert_clean
+
+	# destroyed while the claims' fills make members: a member being made
+	# then is never left half (its job directory went unremoved once)
+	for i in 1 2 3 4 5; do
+		mkpool Q --size 2 || return
+		pjob Q -- true
+		pjob Q -- true
+		rmpool Q
+		assert_clean "after round $i"
+	done
 }
 
 # A member whose init is SIGKILLed while it waits: a healthy pool is left
