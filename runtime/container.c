@@ -43,6 +43,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/phases.h"
 #include "util/proc.h"
 #include "watch.h"
 
@@ -428,6 +429,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 	if (brig_cgroup_from_state(s, &cg, err) < 0)
 		goto out;
 	status = brig_state_status(s);
+	brig_phase("delete: state read");
 	if (status != BRIG_STATUS_STOPPED) {
 		_cleanup_close_ int pidfd = -1;
 
@@ -447,13 +449,16 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 		}
 		if (pidfd >= 0 && kill_and_wait(pidfd, err) < 0)
 			goto out;
+		brig_phase("delete: kill");
 	}
 	/* whatever else is left in its cgroup goes with it, and the cgroup;
 	 * a rootfs bound in the caller's mount namespace is unmounted */
 	if (brig_cgroup_destroy(&cg, err) < 0 ||
 	    (s->mntns && brig_rootfs_release(s->rootfs, s->mntns, s->rootfs_below, err) < 0))
 		goto out;
+	brig_phase("delete: cgroup");
 	r = brig_entry_remove(&c.e, err);
+	brig_phase("delete: state dir");
 	if (r == 0) {
 		/* after the container is gone; a failure is only a warning */
 		brig_entry_release(&c.e);

@@ -49,6 +49,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/phases.h"
 #include "util/proc.h"
 #include "watch.h"
 
@@ -355,6 +356,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		brig_ns_leave_parent(saved_ns);
 		return -1;
 	}
+	brig_phase("before clone");
 	j->pid = brig_clone3(&ca);
 	if (j->pid != 0)
 		brig_ns_leave_parent(saved_ns);
@@ -390,6 +392,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 	if (j->ns.is_new[BRIG_NS_USER] &&
 	    brig_userns_write_maps(j->pid, j->bundle.config->linux, err) < 0)
 		return -1;
+	brig_phase("clone and id maps");
 	/* then the init's steps, in the order of sync.h */
 	if (brig_sync_send(j->sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0)
 		return -1;
@@ -401,7 +404,10 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		return -1;
 	if (seccomp_listener(j, o->id, err) < 0)
 		return -1;
-	return brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err);
+	if (brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err) < 0)
+		return -1;
+	brig_phase("init setup");
+	return 0;
 }
 
 /* Whether brig runs in a user namespace other than the initial one
@@ -612,6 +618,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto out;
 	if (plan_job(&j, o, foreground, err) < 0)
 		goto out;
+	brig_phase("plan");
 	/* connected first, as runc does: a wrong path fails before anything exists */
 	if (o->console_socket && *o->console_socket &&
 	    (j.console = brig_console_connect(o->console_socket, err)) < 0)
@@ -620,13 +627,16 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto out;
 	if (prepare_seccomp(&j, err) < 0)
 		goto out;
+	brig_phase("seccomp");
 	if (brig_store_claim(&j.store, o->id, &j.entry, err) < 0)
 		goto out;
 	j.claimed = true;
 	if (keep_config(&j, err) < 0)
 		goto fail;
+	brig_phase("state dir");
 	if (make_cgroup(ctx, &j, o->id, err) < 0)
 		goto fail;
+	brig_phase("cgroup");
 	if (check_rt_budget(&j, err) < 0)
 		goto fail;
 	if (shared_mntns(&j, err) < 0)
@@ -648,6 +658,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto fail;
 	if (record_state(&j, o, o->run ? BRIG_STATUS_RUNNING : BRIG_STATUS_CREATED, err) < 0)
 		goto fail;
+	brig_phase("state");
 	if (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0)
 		goto fail;
 	if (o->run && brig_sync_send(j.sock[0], BRIG_SYNC_GO, NULL, err) < 0)
@@ -664,6 +675,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		brig_error_release(&ignored);
 		goto out;
 	}
+	if (o->run)
+		brig_phase("execve");
 	if (o->run && run_poststart(&j, o->id, err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
@@ -684,8 +697,10 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		r = 0;
 		goto out;
 	}
+	brig_phase("poststart and watcher");
 	if (brig_wait_foreground(j.pidfd, &fwd, j.master, status, err) < 0)
 		goto out;
+	brig_phase("the process");
 	r = o->keep ? 0 : brig_container_delete(ctx, o->id, true, err);
 	goto out;
 fail:

@@ -17,6 +17,7 @@
 #include "linux/selfexe.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/phases.h"
 
 static void print_version(void)
 {
@@ -184,8 +185,10 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 	     (cmd == &brig_cmd_job && brig_cmd_job_protected(&a))) &&
 	    brig_selfexe_protect(argv, err) < 0)
 		goto out;
+	brig_phase("start");
 	r = cmd->run(&cli, &a, err);
 	*status = cli.exit_status;
+	brig_phases_report(cmd->name);
 out:
 	brig_args_release(&g);
 	brig_args_release(&a);
@@ -197,6 +200,7 @@ int main(int argc, char **argv)
 	struct brig_error err = BRIG_ERROR_INIT;
 	int status = 0, fail_status = 0;
 
+	brig_phases_start();
 	/* before anything is opened: which fds are the caller's */
 	brig_fds_note_caller();
 	if (run_main(argc, argv, &status, &fail_status, &err) < 0) {

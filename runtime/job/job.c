@@ -52,6 +52,7 @@
 #include "util/id.h"
 #include "util/jsonw.h"
 #include "util/log.h"
+#include "util/phases.h"
 
 /* After the init's end, how long the pipes may take to reach EOF (its
  * namespace's other processes are being killed) before brig stops
@@ -87,28 +88,12 @@ struct job {
 	int refill;                   /* the follower waits for it to close (job/pool.c) */
 };
 
-/* --debug: when each phase of the job ended, from brig job's start. */
-static uint64_t phase0_us;
-
-static uint64_t now_us(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
-}
-
 static uint64_t now_ms(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-static void phase(const char *what)
-{
-	brig_debug("job: %s at %.3f ms", what, (double)(now_us() - phase0_us) / 1000.0);
 }
 
 /* A job with nothing made yet: every fd -1. */
@@ -664,7 +649,7 @@ static int finish(struct job *j, struct brig_error *err)
 	brig_error_release(&e);
 	j->res.oom_killed = j->res.usage.oom_kills > 0;
 	j->res.writable_used = brig_job_writable_used(&j->root);
-	phase("figures read");
+	brig_phase("figures");
 	if (j->o->export_dir && brig_job_export(&j->root, j->o->export_dir, err) < 0)
 		r = -1;
 	/* a claimed member's container is its follower's to remove (job/pool.c),
@@ -675,7 +660,6 @@ static int finish(struct job *j, struct brig_error *err)
 		r = -1;
 	brig_error_release(&e);
 	j->created = false;
-	phase("container deleted");
 	return r;
 }
 
@@ -844,15 +828,14 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	/* a job's fds are its stdio: none of brig's caller's go in */
 	unsetenv("LISTEN_FDS");
 	unsetenv("LISTEN_PID");
-	phase0_us = now_us();
 	if (o->pool) {
 		int hit;
 
 		/* what a killed claimer left of its member, first */
 		brig_pool_gc_claims(ctx, o->pool);
-		phase("pool gc");
+		brig_phase("pool gc");
 		hit = brig_pool_claim(ctx, o->pool, &j.claim, err);
-		phase("claim");
+		brig_phase("claim");
 
 		if (hit < 0)
 			goto out;
@@ -881,9 +864,9 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		j.error = brig_xstrdup(err->msg);
 		goto out;
 	}
-	phase("started");
+	brig_phase("job start");
 	watch(&j, t0);
-	phase("ended");
+	brig_phase("job run");
 	if (finish(&j, err) < 0) {
 		free(j.error);
 		j.error = brig_xstrdup(err->msg);

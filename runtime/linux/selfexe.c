@@ -15,6 +15,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/phases.h"
 
 #define GUARD "_BRIG_EXE_PROTECTED"
 
@@ -56,6 +57,7 @@ int brig_selfexe_protect(char **argv, struct brig_error *err)
 	if (mount_setattr(tree, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
 		return brig_error_setp(err, errno, "protect brig's binary (mount_setattr)");
 	setenv(GUARD, "1", 1);
+	brig_phases_export();
 	{
 		char end[16];
 

@@ -50,6 +50,31 @@ t_run_output() {
 	assert_empty_dir "$T/root"
 }
 
+# --debug: one "phases:" line when the command ends, the total first and
+# then each step's own time (tests/bench/profile.sh reads it); none
+# without --debug.
+t_run_phases() {
+	local line total sum
+	mkbundle . true
+	run_cmd "$BRIG" --root "$T/root" --debug --log "$T/log" run --bundle "$T/b" c1
+	assert_rc 0
+	assert_eq "$(grep -c 'phases: ' "$T/log")" 1 "phases lines in the log"
+	line=$(sed -n 's/.*msg="phases: \(.*\)".*/\1/p' "$T/log")
+	assert_match "$line" '^run [0-9]+\.[0-9]{3} ms: ' "the line: $line"
+	for p in plan seccomp cgroup "init setup" execve "the process" "delete: cgroup"; do
+		assert_match "$line" "[:,] $p [0-9]+\.[0-9]{3}(,|$)" "phase $p in: $line"
+	done
+	# the steps add up to no more than the total
+	total=$(sed -n 's/^run \([0-9.]*\) ms:.*/\1/p' <<<"$line")
+	sum=$(sed 's/^[^:]*: //' <<<"$line" | tr ',' '\n' | awk '{ s += $NF } END { printf "%.3f", s }')
+	awk -v s="$sum" -v t="$total" 'BEGIN { exit !(s <= t + 0.001) }' ||
+		fail "the phases add up to $sum ms, more than the total $total ms"
+	run_cmd "$BRIG" --root "$T/root" --log "$T/log2" run --bundle "$T/b" c2
+	assert_rc 0
+	assert_eq "$(grep -c 'phases: ' "$T/log2" 2>/dev/null)" 0 "phases lines without --debug"
+	assert_empty_dir "$T/root"
+}
+
 t_run_status() { # STATUS
 	mkbundle . sh -c "exit $1"
 	br run --bundle "$T/b" c1
@@ -779,6 +804,7 @@ tap_test "missing rootfs: one line, exit 1, nothing left" t_error_missing_rootfs
 tap_test "rootfs not a directory: one line, exit 1, nothing left" t_error_rootfs_not_dir
 tap_test "command not in \$PATH: create fails, nothing left" t_error_exec_not_found
 tap_test "absolute command missing: create fails, nothing left" t_error_exec_absolute_not_found
+tap_test "--debug: the time of each phase of run, in one line" t_run_phases
 tap_test "command not executable: permission denied, nothing left" t_error_exec_permission
 tap_test "command is a directory: create fails, nothing left" t_error_exec_directory
 tap_test "an execve that fails after start: start fails and says why" t_error_exec_late create

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "config.h"
+#include "util/phases.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "util/log.h"
+
+#define PHASES_MAX 32
+
+static struct {
+	const char *name;
+	struct timespec at;
+} phases[PHASES_MAX];
+static struct timespec start;
+static unsigned int n_phases;
+static bool reported;
+
+static double ms_between(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) * 1e3 + (double)(b->tv_nsec - a->tv_nsec) / 1e6;
+}
+
+#define PHASES_ENV "_BRIG_PHASES_START"
+
+void brig_phases_start(void)
+{
+	const char *t0 = getenv(PHASES_ENV);
+	long long sec, nsec;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	n_phases = 0;
+	reported = false;
+	if (t0 && sscanf(t0, "%lld.%lld", &sec, &nsec) == 2 && nsec >= 0 && nsec < 1000000000) {
+		start = (struct timespec){ .tv_sec = (time_t)sec, .tv_nsec = (long)nsec };
+		brig_phase("re-exec");
+	}
+	unsetenv(PHASES_ENV);
+}
+
+void brig_phases_export(void)
+{
+	char t0[64];
+
+	snprintf(t0, sizeof(t0), "%lld.%09ld", (long long)start.tv_sec, start.tv_nsec);
+	setenv(PHASES_ENV, t0, 1);
+}
+
+void brig_phase(const char *name)
+{
+	if (n_phases >= PHASES_MAX)
+		return;
+	phases[n_phases].name = name;
+	clock_gettime(CLOCK_MONOTONIC, &phases[n_phases].at);
+	n_phases++;
+}
+
+void brig_phases_report(const char *what)
+{
+	char line[2048];
+	struct timespec now;
+	const struct timespec *prev = &start;
+	size_t len;
+
+	if (reported || !n_phases)
+		return;
+	reported = true;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	len = (size_t)snprintf(line, sizeof(line), "phases: %s %.3f ms:", what,
+	                       ms_between(&start, &now));
+	for (unsigned int i = 0; i < n_phases && len < sizeof(line); i++) {
+		len += (size_t)snprintf(line + len, sizeof(line) - len, "%s %s %.3f", i ? "," : "",
+		                        phases[i].name, ms_between(prev, &phases[i].at));
+		prev = &phases[i].at;
+	}
+	brig_debug("%s", line);
+}

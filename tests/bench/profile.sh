@@ -1,0 +1,86 @@
+#!/bin/bash
+# tests/bench/profile.sh: where brig's time goes, phase by phase.  Runs
+# `brig --debug run` of `true` and `brig --debug job --rootfs R -- true`
+# RUNS times each (and a pooled `job --pool P -- true` on a pool of 8,
+# refilled between runs) and prints, for each command, the median of the
+# total and of every phase of the "phases:" line brig logs with --debug
+# (runtime/util/phases.h): each phase's own time, in the order brig
+# stamps them.  It prints, never asserts.
+#
+#   sudo tests/bench/profile.sh        RUNS=200 tests/bench/profile.sh
+#
+# Everything runs in a private mount and pid namespace (the pool's
+# members' inits are reaped by its init and go with it).  Environment:
+# BRIG (default: the build's brig), RUNS (50).
+set -u
+export LC_ALL=C
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BRIG=${BRIG:-$SRC/brig}
+RUNS=${RUNS:-50}
+
+die() {
+	printf 'profile: %s\n' "$*" >&2
+	exit 1
+}
+[ "$(id -u)" -eq 0 ] || die "needs root"
+[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
+for c in jq unshare awk; do
+	command -v "$c" >/dev/null 2>&1 || die "needs $c"
+done
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-profile.XXXXXX") || die "mktemp"
+chmod 0755 "$W"
+trap 'rm -rf "$W"' EXIT
+# shellcheck source=../lib/rootfs.sh
+. "$SRC/tests/lib/rootfs.sh"
+BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
+jq '.process.terminal = false | .process.args = ["true"]' "$W/bundle/config.json" >"$W/c.json" &&
+	mv "$W/c.json" "$W/bundle/config.json" || die "cannot edit the bundle"
+chmod -R go+rX "$W/bundle"
+
+printf 'profile: %s, %s CPUs, brig %s, %s runs each\n' "$(uname -r)" "$(nproc)" \
+	"$("$BRIG" --version | head -1 | sed 's/^brig version //')" "$RUNS"
+export W BRIG RUNS
+unshare -m -p --fork --mount-proc bash -c '
+	P="$BRIG --root $W/root"
+	ready() { # N: until pool P has N ready members (10 s at most)
+		local i
+		for i in $(seq 1000); do
+			[ "$($P pool list --format json | jq ".[0].ready")" = "$1" ] && return 0
+			sleep 0.01
+		done
+	}
+	for i in $(seq "$RUNS"); do
+		$P --debug run --bundle "$W/bundle" "p$i" 2>&1 >/dev/null | grep -o "phases: .*\"" >>"$W/run"
+	done
+	for i in $(seq "$RUNS"); do
+		$P --debug job --rootfs "$W/bundle/rootfs" -- true 2>&1 >/dev/null | grep -o "phases: .*\"" >>"$W/job"
+	done
+	$P pool create P --size 8 --rootfs "$W/bundle/rootfs" || exit 1
+	for i in $(seq "$RUNS"); do
+		ready 8
+		$P --debug job --pool P -- true 2>&1 >/dev/null | grep -o "phases: .*\"" >>"$W/pooled"
+	done
+	$P pool destroy P
+' || die "the runs failed"
+
+# median FILE: "phase median" per phase, in the order of the first line
+median() {
+	sed 's/"$//; s/^phases: [a-z]* \([0-9.]*\) ms: /total \1, /' "$1" | tr ',' '\n' |
+		sed 's/^ *//' | awk '
+		{ v = $NF; $NF = ""; sub(/ $/, ""); if (!($0 in seen)) { seen[$0] = 1; order[++n] = $0 }
+		  vals[$0] = vals[$0] " " v }
+		END { for (i = 1; i <= n; i++) {
+			k = split(vals[order[i]], a, " "); 
+			for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+			printf "  %-28s %8.3f ms\n", order[i], a[int((k + 1) / 2)] } }'
+}
+for f in run job pooled; do
+	case $f in
+	run) echo "brig run (true), median of each phase:" ;;
+	job) echo "brig job --rootfs R -- true:" ;;
+	pooled) echo "brig job --pool P -- true (a pool of 8, full before each run):" ;;
+	esac
+	[ -s "$W/$f" ] && median "$W/$f" || echo "  (no phases line: is brig built with runtime/util/phases.c?)"
+done
