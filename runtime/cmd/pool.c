@@ -209,7 +209,11 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		if (brig_pool_check_name(a->pos[1], err) < 0 ||
 		    (a->n_pos == 3 && brig_id_validate(a->pos[2], err) < 0))
 			return -1;
-		return brig_pool_follower(&cli->ctx, a->pos[1], a->n_pos == 3 ? a->pos[2] : NULL);
+		if (brig_pool_follower(&cli->ctx, a->pos[1], a->n_pos == 3 ? a->pos[2] : NULL) < 0)
+			return brig_error_set(err,
+			                      "pool follow: no claimer's pipe at fd 3 (brig job "
+			                      "--pool starts it; it is not for use by hand)");
+		return 0;
 	}
 	if (!strcmp(sub, "destroy"))
 		return need_name(a, sub, err) < 0 ? -1
