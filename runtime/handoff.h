@@ -14,10 +14,12 @@
  *    JOB: header + stdin, stdout, stderr,
  *         the reply socket, the payload -------> closes both ends of the
  *         (a memfd: args, env, cwd)               hand-off socket; cwd, env,
- *                                                 PATH lookup; fork:
- *                                                   the job: stdio, every
- *                                                   other fd closed, signals
- *                                                   reset, seccomp, execve
+ *                                                 PATH lookup; spawns the
+ *                                                 job (a vfork): its stdio,
+ *                                                 every other fd closed,
+ *                                                 signals at their defaults
+ *                                                 (a user's profile: a fork
+ *                                                 that loads it, execve)
  *                                   <---------    [ERROR "<message>": the
  *                                                  job could not be started]
  *                                                 reaps every orphan of the
@@ -27,8 +29,10 @@
  *                                                 of it is left) and exits:
  *                                                 the kernel ends the rest
  *
- * The init stays the container's pid 1 and reaper, as a cold container's
- * process is its own: its exit ends the container.  The end of the reply
+ * Waiting, the init is confined already: no capabilities, no_new_privs,
+ * not dumpable, and brig's own seccomp profile loaded (init.c).  It stays
+ * the container's pid 1 and reaper (the job is its child): its exit ends
+ * the container.  The end of the reply
  * socket is the claimer's: when it closes (the claimer died) the init
  * exits at once, and the job with it, as a cold job dies with brig.
  */
