@@ -185,7 +185,7 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 	     (cmd == &brig_cmd_job && brig_cmd_job_protected(&a))) &&
 	    brig_selfexe_protect(argv, err) < 0)
 		goto out;
-	brig_phase("start");
+	brig_phases_command();
 	r = cmd->run(&cli, &a, err);
 	*status = cli.exit_status;
 	brig_phases_report(cmd->name);

@@ -15,7 +15,7 @@ static struct {
 	struct timespec at;
 } phases[PHASES_MAX];
 static struct timespec start;
-static unsigned int n_phases;
+static unsigned int n_phases, n_start;
 static bool reported;
 
 static double ms_between(const struct timespec *a, const struct timespec *b)
@@ -31,7 +31,7 @@ void brig_phases_start(void)
 	long long sec, nsec;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	n_phases = 0;
+	n_phases = n_start = 0;
 	reported = false;
 	if (t0 && sscanf(t0, "%lld.%lld", &sec, &nsec) == 2 && nsec >= 0 && nsec < 1000000000) {
 		start = (struct timespec){ .tv_sec = (time_t)sec, .tv_nsec = (long)nsec };
@@ -57,6 +57,12 @@ void brig_phase(const char *name)
 	n_phases++;
 }
 
+void brig_phases_command(void)
+{
+	brig_phase("start");
+	n_start = n_phases;
+}
+
 void brig_phases_report(const char *what)
 {
 	char line[2048];
@@ -64,7 +70,7 @@ void brig_phases_report(const char *what)
 	const struct timespec *prev = &start;
 	size_t len;
 
-	if (reported || !n_phases)
+	if (reported || n_phases <= n_start)
 		return;
 	reported = true;
 	clock_gettime(CLOCK_MONOTONIC, &now);

@@ -22,6 +22,10 @@ void brig_phases_export(void);
 /* The step @name (a string that outlives the command) ends now. */
 void brig_phase(const char *name);
 
+/* Brig's own start ends now; what follows is the command's: a command
+ * that stamps no step of its own (list, state) reports nothing. */
+void brig_phases_command(void);
+
 /* The --debug line for command @what, once. */
 void brig_phases_report(const char *what);
 
