@@ -284,10 +284,12 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 	unlinkat(c.e.dirfd, EXEC_FIFO, 0);
 	s->status = BRIG_STATUS_RUNNING;
 	r = brig_entry_save(&c.e, s, err);
+	brig_phase("release and state");
 	if (r == 0) {
 		/* hooks may ask brig about the container: unlocked */
 		brig_entry_release(&c.e);
 		r = start_wait(s, watch, err);
+		brig_phase("execve");
 		if (r == 0 && pidfd >= 0)
 			r = start_poststart(ctx, s, pidfd, err);
 		if (r == 0)

@@ -38,6 +38,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/log.h"
+#include "util/phases.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
 
@@ -677,6 +678,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		goto out;
 	if (load_container(&j, ctx, o, err) < 0 || build_process(&j, o, err) < 0)
 		goto out;
+	brig_phase("plan");
 	lx = j.cfg->linux;
 	if (brig_console_check(j.proc.terminal, o->detach, o->console_socket, err) < 0 ||
 	    brig_selinux_check(j.proc.selinux_label, err) < 0 ||
@@ -687,11 +689,13 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		if (brig_seccomp_prepare(lx->seccomp, j.c.st.rootfd, &j.seccomp, err) < 0)
 			goto out;
 	}
+	brig_phase("seccomp");
 	if (o->console_socket && *o->console_socket &&
 	    (j.console = brig_console_connect(o->console_socket, err)) < 0)
 		goto out;
 	if (cgroup_fd(&j, o, err) < 0 || cgroup_open_tasks(&j, err) < 0)
 		goto out;
+	brig_phase("cgroup");
 	/* unlocked before the clone: in a paused container (--ignore-paused)
 	 * the child is frozen at birth with a copy of every fd, and resume
 	 * must still get the lock */
@@ -701,6 +705,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	brig_foreground_signals(!o->detach, false, &fwd, &j.saved_mask);
 	if (spawn(&j, o, err) < 0)
 		goto out;
+	brig_phase("clone");
 	/* the joiner, where it does not enter itself; the process it forks
 	 * is born where it is */
 	entered = brig_cgroup_enter(&j.cg, j.subcg, j.pid, err);
@@ -713,11 +718,13 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		abort_spawn(&j);
 		goto out;
 	}
+	brig_phase("process setup");
 	if (o->detach) {
 		r = 0;
 		goto out;
 	}
 	r = brig_wait_foreground(j.pidfd, &fwd, j.master, status, err);
+	brig_phase("the process");
 out:
 	job_release(&j);
 	return r;
