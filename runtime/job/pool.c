@@ -447,9 +447,11 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
  *     have to share.
  *
  * A miss's follower (no ID) only refills.  The `fillers` lock (shared) is
- * held until the end: destroy waits for every follower.
+ * taken by the claimer before the follower is spawned, and held by the
+ * follower and the fill it becomes or starts until they end: destroy
+ * waits for every one of them, however late they run.
  */
-enum { FOLLOW_PIPE = 3, FOLLOW_LOCK, FOLLOW_HOLD, FOLLOW_FDS };
+enum { FOLLOW_PIPE = 3, FOLLOW_LOCK, FOLLOW_HOLD, FOLLOW_FILLERS, FOLLOW_FDS };
 
 /* `brig pool fill --queue NAME`, unless a fill waits behind a running one
  * already (brig_pool_fill): then there is nothing to start. */
@@ -462,6 +464,8 @@ static __attribute__((noreturn)) void fill_exec(const char *root, const char *na
 		_exit(0);
 	if (fd >= 0)
 		close(fd);
+	/* the fill holds the follower's share of `fillers` until it ends */
+	fcntl(FOLLOW_FILLERS, F_SETFD, 0);
 	execl("/proc/self/exe", "brig", "--root", root, "pool", "fill", "--queue", name,
 	      (char *)NULL);
 	_exit(127);
@@ -469,18 +473,13 @@ static __attribute__((noreturn)) void fill_exec(const char *root, const char *na
 
 int brig_pool_follower(const struct brig_context *ctx, const char *name, const char *id)
 {
-	_cleanup_free_ char *fillers = brig_xasprintf("%s/pools/%s/fillers", ctx->root, name);
 	struct pollfd claimer = { .fd = FOLLOW_PIPE, .events = POLLIN };
-	int held;
 
 	/* what the claimer passed is the follower's alone from here on */
 	for (int fd = FOLLOW_PIPE; fd < FOLLOW_FDS; fd++)
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (fcntl(FOLLOW_PIPE, F_GETFD) < 0)
 		return -1;
-	held = open(fillers, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (held >= 0)
-		flock(held, LOCK_SH);
 	(void)!setpriority(PRIO_PROCESS, 0, 10);
 	if (poll(&claimer, 1, BRIG_POOL_REFILL_MS) == 0) {
 		/* a long job: the replacement now, the member at its end */
@@ -504,22 +503,32 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
 {
 	char *argv[] = { "brig",   "--root",     (char *)ctx->root, "pool",
 		         "follow", (char *)name, (char *)id,        NULL };
+	_cleanup_free_ char *path = brig_xasprintf("%s/pools/%s/fillers", ctx->root, name);
 	_cleanup_close_ int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	_cleanup_close_ int fillers = -1;
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	int p[2], src[FOLLOW_FDS - FOLLOW_PIPE], r = -1;
 	sigset_t none;
 	pid_t pid;
 
-	if (null < 0 || pipe2(p, O_CLOEXEC) < 0)
+	if (null < 0)
 		return -1;
-	/* 3: the claimer's pipe, 4: the claim's lock, 5: what to hold, each
-	 * copied above them first (one may sit where another goes); nothing
-	 * else of the claimer's (its result file, its stdio, the member's
-	 * fds) */
+	/* the follower's share of `fillers`, before it exists: a destroy
+	 * that comes first waits for it (a pool being destroyed has none) */
+	fillers = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fillers < 0 || flock(fillers, LOCK_SH) < 0)
+		return -1;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	/* 3: the claimer's pipe, 4: the claim's lock, 5: what to hold,
+	 * 6: `fillers`, each copied above them first (one may sit where
+	 * another goes); nothing else of the claimer's (its result file, its
+	 * stdio, the member's fds) */
 	src[0] = p[0];
 	src[1] = lock >= 0 ? lock : null;
 	src[2] = hold >= 0 ? hold : null;
+	src[3] = fillers;
 	for (int i = 0; i < FOLLOW_FDS - FOLLOW_PIPE; i++)
 		src[i] = fcntl(src[i], F_DUPFD_CLOEXEC, FOLLOW_FDS);
 	posix_spawn_file_actions_init(&fa);

@@ -334,6 +334,12 @@ pool_state() {
 	done | tr '\n' ' '
 }
 
+# no_claims NAME: no member of pool NAME is claimed (its claimed/ is
+# empty; a pool with no such directory fails).
+no_claims() {
+	[ -d "$T/root/pools/$1/claimed" ] && [ -z "$(ls -A "$T/root/pools/$1/claimed")" ]
+}
+
 # followed NAME: wait (10 s) until no member of pool NAME is claimed: the
 # followers of its claims have removed their members (container, state,
 # cgroups, entries), which they do once the claimer has returned; FOLLOW_MS
@@ -341,7 +347,7 @@ pool_state() {
 followed() {
 	local t0 t1
 	t0=$(date +%s%N)
-	wait_until 10 eval '[ -z "$(ls -A "$T/root/pools/$1/claimed" 2>/dev/null)" ]' || {
+	wait_until 10 no_claims "$1" || {
 		fail "pool $1: claimed members left after 10 s: $(ls "$T/root/pools/$1/claimed" | tr '\n' ' ')"
 		return 1
 	}
@@ -919,6 +925,8 @@ t_sigkill_claimer() {
 		assert_rc 0
 		assert_eq "$err" "" "stderr of pool gc"
 		wait_until 5 all_dead $pids || assert_dead "after pool gc" $pids
+		# the claim's follower, which holds its lock, removes it
+		followed P
 		assert_gone "the killed job's cgroups after pool gc" $cgs
 	}
 	if [ -n "$id" ]; then
@@ -1025,8 +1033,10 @@ t_dead_init() {
 	assert_gone "the dead members' cgroups after pool gc" $cgs
 	diag "after gc: ready $(pool_field P ready), creating $(pool_field P creating), members $(members P | tr '\n' ' ')"
 	# gc repairs: the pool is back to 3 live members (the claim's refill
-	# alone counted the dead ones as ready)
+	# alone counted the dead ones as ready), and the claimed member is
+	# gone once its follower has run
 	wait_ready P 3
+	followed P
 	for m in $(members P); do
 		alive "$(init_pid "$m")" || fail "member $m: its init is not alive after pool gc"
 	done
