@@ -41,6 +41,7 @@
 #include "sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/phases.h"
@@ -281,6 +282,7 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		goto out;
 	}
 	close(TAKE_FD(fifo));
+	brig_fault("start.fifo");
 	unlinkat(c.e.dirfd, EXEC_FIFO, 0);
 	s->status = BRIG_STATUS_RUNNING;
 	r = brig_entry_save(&c.e, s, err);
@@ -290,6 +292,7 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		brig_entry_release(&c.e);
 		r = start_wait(s, watch, err);
 		brig_phase("execve");
+		brig_fault("start.execve");
 		if (r == 0 && pidfd >= 0)
 			r = start_poststart(ctx, s, pidfd, err);
 		if (r == 0)
@@ -399,6 +402,22 @@ static int kill_and_wait(int pidfd, struct brig_error *err)
 	return 0;
 }
 
+/* What a create that never saved its state recorded it was making
+ * (state.h): its cgroups, and the processes in them, go. */
+static int remove_recorded(struct brig_entry *e, struct brig_error *err)
+{
+	_cleanup_free_ char *text = brig_entry_recorded(e);
+	struct brig_cgroup cg = BRIG_CGROUP_INIT;
+	int r = 0;
+
+	if (text && brig_cgroup_from_record(text, &cg, err) == 0)
+		r = brig_cgroup_destroy(&cg, err);
+	else if (text)
+		r = -1;
+	brig_cgroup_release(&cg);
+	return r;
+}
+
 int brig_container_delete(const struct brig_context *ctx, const char *id, bool force,
                           struct brig_error *err)
 {
@@ -409,8 +428,10 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 	int r = -1;
 
 	/* A create that died half-way leaves a directory without state: it
-	 * is removed here, and with --force a missing container is no error
-	 * (runc's behaviour, which engines rely on). */
+	 * is removed here, with what the create recorded it was making, and
+	 * with --force a missing container is no error (runc's behaviour,
+	 * which engines rely on).  So is, with --force, a state that cannot
+	 * be read (cut short by a crash). */
 	if (brig_container_ref_open(&c, ctx->root, id, BRIG_LOCK_EXCLUSIVE_ANY, err) < 0) {
 		if (c.e.dirfd < 0) { /* not found */
 			if (force && err->errnum == ENOENT) {
@@ -419,10 +440,15 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 			}
 			goto out;
 		}
-		if (err->errnum != ENOENT)
+		if (err->errnum != ENOENT && !force)
 			goto out;
+		if (err->errnum != ENOENT)
+			brig_warn("container \"%s\": %s: removed with what it recorded", id,
+			          err->msg);
 		brig_error_release(err);
-		r = brig_entry_remove(&c.e, err);
+		r = remove_recorded(&c.e, err);
+		if (r == 0)
+			r = brig_entry_remove(&c.e, err);
 		if (r == 0 && !force)
 			r = brig_error_set(err, "container \"%s\" does not exist", id);
 		goto out;
@@ -432,6 +458,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 		goto out;
 	status = brig_state_status(s);
 	brig_phase("delete: state read");
+	brig_fault("delete.state-read");
 	if (status != BRIG_STATUS_STOPPED) {
 		_cleanup_close_ int pidfd = -1;
 
@@ -452,6 +479,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 		if (pidfd >= 0 && kill_and_wait(pidfd, err) < 0)
 			goto out;
 		brig_phase("delete: kill");
+		brig_fault("delete.killed");
 	}
 	/* whatever else is left in its cgroup goes with it, and the cgroup;
 	 * a rootfs bound in the caller's mount namespace is unmounted */
@@ -459,6 +487,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 	    (s->mntns && brig_rootfs_release(s->rootfs, s->mntns, s->rootfs_below, err) < 0))
 		goto out;
 	brig_phase("delete: cgroup");
+	brig_fault("delete.cgroup");
 	r = brig_entry_remove(&c.e, err);
 	brig_phase("delete: state dir");
 	if (r == 0) {

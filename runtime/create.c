@@ -47,6 +47,7 @@
 #include "sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/phases.h"
@@ -450,6 +451,12 @@ static bool has_limits(const struct brig_resources *r)
  * config asks for no limits: the container then shares brig's cgroup
  * (runc's rule).
  */
+/* cg.record: into the state directory, before any cgroup is made */
+static int record_cgroups(void *arg, const char *text, struct brig_error *err)
+{
+	return brig_entry_record(arg, text, err);
+}
+
 static int make_cgroup(const struct brig_context *ctx, struct create_job *j, const char *id,
                        struct brig_error *err)
 {
@@ -459,6 +466,8 @@ static int make_cgroup(const struct brig_context *ctx, struct create_job *j, con
 	                                                   : BRIG_CG_DRIVER_CGROUPFS;
 	int e;
 
+	j->cg.record = record_cgroups;
+	j->cg.record_arg = &j->entry;
 	if (brig_cgroup_create(lx, id, driver, &j->cg, err) == 0)
 		return 0;
 	e = err->errnum;
@@ -634,9 +643,17 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	if (keep_config(&j, err) < 0)
 		goto fail;
 	brig_phase("state dir");
+	if (brig_fault("create.state-dir") < 0) {
+		brig_error_setp(err, errno, "container \"%s\"", o->id);
+		goto fail;
+	}
 	if (make_cgroup(ctx, &j, o->id, err) < 0)
 		goto fail;
 	brig_phase("cgroup");
+	if (brig_fault("create.cgroup") < 0) {
+		brig_error_setp(err, errno, "cgroup of \"%s\"", o->id);
+		goto fail;
+	}
 	if (check_rt_budget(&j, err) < 0)
 		goto fail;
 	if (shared_mntns(&j, err) < 0)
@@ -656,12 +673,20 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	brig_foreground_signals(foreground, !o->no_subreaper, &fwd, &saved);
 	if (spawn_init(&j, o, &saved, err) < 0)
 		goto fail;
+	if (brig_fault("create.spawned") < 0) {
+		brig_error_setp(err, errno, "container \"%s\"", o->id);
+		goto fail;
+	}
 	if (record_state(&j, o, o->run ? BRIG_STATUS_RUNNING : BRIG_STATUS_CREATED, err) < 0)
 		goto fail;
 	brig_phase("state");
 	if (o->pid_file && brig_write_pid_file(o->pid_file, j.pid, err) < 0)
 		goto fail;
-	if (o->run && brig_sync_send(j.sock[0], BRIG_SYNC_GO, NULL, err) < 0)
+	brig_fault("create.done");
+	/* the state is saved: the init may go on (a create's, to wait for
+	 * `brig start`; a pool member's, for its job); one whose brig died
+	 * before this ends instead of waiting for ever */
+	if (brig_sync_send(j.sock[0], BRIG_SYNC_GO, NULL, err) < 0)
 		goto fail;
 	/* from here on the container lives on its own: let others at it */
 	brig_entry_release(&j.entry);
@@ -675,8 +700,10 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		brig_error_release(&ignored);
 		goto out;
 	}
-	if (o->run)
+	if (o->run) {
 		brig_phase("execve");
+		brig_fault("run.execve");
+	}
 	if (o->run && run_poststart(&j, o->id, err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
@@ -698,6 +725,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto out;
 	}
 	brig_phase("poststart and watcher");
+	brig_fault("run.wait");
 	if (brig_wait_foreground(j.pidfd, &fwd, j.master, status, err) < 0)
 		goto out;
 	brig_phase("the process");

@@ -36,6 +36,7 @@
 #include "util/arena.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/log.h"
 #include "util/phases.h"
@@ -696,6 +697,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	if (cgroup_fd(&j, o, err) < 0 || cgroup_open_tasks(&j, err) < 0)
 		goto out;
 	brig_phase("cgroup");
+	brig_fault("exec.cgroup");
 	/* unlocked before the clone: in a paused container (--ignore-paused)
 	 * the child is frozen at birth with a copy of every fd, and resume
 	 * must still get the lock */
@@ -706,6 +708,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	if (spawn(&j, o, err) < 0)
 		goto out;
 	brig_phase("clone");
+	brig_fault("exec.clone");
 	/* the joiner, where it does not enter itself; the process it forks
 	 * is born where it is */
 	entered = brig_cgroup_enter(&j.cg, j.subcg, j.pid, err);
@@ -719,6 +722,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 		goto out;
 	}
 	brig_phase("process setup");
+	brig_fault("exec.ready");
 	if (o->detach) {
 		r = 0;
 		goto out;

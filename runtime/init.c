@@ -432,6 +432,11 @@ void brig_init_main(const struct brig_init_args *a)
 		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
 		goto fail;
+	/* brig has saved the state; without it (brig died: end-of-file),
+	 * nobody would ever start, claim or delete this container, nor hear
+	 * why it ends: it ends */
+	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
+		_exit(1);
 	/* a pool member: its job comes later, on a socket of its own; it may
 	 * wait under its filter already, so that the claim does not pay for
 	 * loading it */
@@ -443,8 +448,7 @@ void brig_init_main(const struct brig_init_args *a)
 			_exit(1);
 		brig_handoff_serve(a, filtered, env);
 	}
-	if (a->fifo_fd >= 0 ? wait_for_start(a->fifo_fd, &err) < 0
-	                    : brig_sync_expect(a->sync_fd, BRIG_SYNC_GO, "brig", &err) < 0)
+	if (a->fifo_fd >= 0 && wait_for_start(a->fifo_fd, &err) < 0)
 		goto late_fail;
 	/* the caller's fds (stdio, $LISTEN_FDS, --preserve-fds) are kept and
 	 * every other one is closed but the sync socket and the exec fifo,

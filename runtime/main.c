@@ -17,6 +17,7 @@
 #include "linux/selfexe.h"
 #include "util/error.h"
 #include "util/log.h"
+#include "util/fault.h"
 #include "util/phases.h"
 
 static void print_version(void)
@@ -203,6 +204,7 @@ int main(int argc, char **argv)
 	brig_phases_start();
 	/* before anything is opened: which fds are the caller's */
 	brig_fds_note_caller();
+	brig_fault_init();
 	if (run_main(argc, argv, &status, &fail_status, &err) < 0) {
 		brig_log_report(err.msg);
 		status = fail_status ? fail_status : err.status ? err.status : 1;

@@ -13,6 +13,7 @@
 
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/id.h"
 #include "util/proc.h"
@@ -206,7 +207,38 @@ int brig_entry_save(struct brig_entry *e, const struct brig_state *state, struct
 {
 	_cleanup_free_ char *text = brig_state_to_json(state);
 
-	return brig_write_file_atomic(e->dirfd, STATE_FILE, text, strlen(text), 0600, err);
+	if (brig_fault("state.save") < 0)
+		return brig_error_setp(err, errno, "write \"%s\"", STATE_FILE);
+	if (brig_write_file_atomic(e->dirfd, STATE_FILE, text, strlen(text), 0600, err) < 0)
+		return -1;
+	brig_fault("state.saved");
+	return 0;
+}
+
+#define RECORD_FILE "cgroups"
+#define RECORD_MAX_BYTES (64 * 1024)
+
+int brig_entry_record(struct brig_entry *e, const char *text, struct brig_error *err)
+{
+	_cleanup_close_ int fd = openat(
+	    e->dirfd, RECORD_FILE, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	size_t len = strlen(text);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		return brig_error_setp(err, errno ? errno : EIO, "write \"%s\"", RECORD_FILE);
+	return 0;
+}
+
+char *brig_entry_recorded(struct brig_entry *e)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	char *text = NULL;
+	size_t len;
+
+	if (brig_read_file(e->dirfd, RECORD_FILE, RECORD_MAX_BYTES, &text, &len, &ignored) < 0)
+		text = NULL;
+	brig_error_release(&ignored);
+	return text;
 }
 
 int brig_entry_remove(struct brig_entry *e, struct brig_error *err)

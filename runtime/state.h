@@ -73,6 +73,17 @@ void brig_store_free_list(char **ids, size_t n);
 
 int brig_entry_load(struct brig_entry *e, struct brig_state **out, struct brig_error *err);
 int brig_entry_save(struct brig_entry *e, const struct brig_state *state, struct brig_error *err);
+
+/*
+ * What create is about to make before its state is saved (today: the
+ * cgroup directories, cgroup.h's record), in the file "cgroups" of the
+ * state directory: a create killed before the save leaves them named for
+ * delete --force.  Written in place (a line cut short by a crash is
+ * ignored by its reader).  brig_entry_recorded: the text, or NULL when
+ * there is none.
+ */
+int brig_entry_record(struct brig_entry *e, const char *text, struct brig_error *err);
+char *brig_entry_recorded(struct brig_entry *e);
 /* Remove the directory and everything in it; the entry stays locked until
  * released (the lock dies with the last fd). */
 int brig_entry_remove(struct brig_entry *e, struct brig_error *err);

@@ -3,6 +3,7 @@
 #include "sync.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -11,6 +12,7 @@
 #include "linux/seccomp.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 
 #define SYNC_MSG_MAX 4096
 
@@ -51,6 +53,21 @@ const char *brig_sync_step_name(enum brig_sync_step step)
 	return "unknown";
 }
 
+/* A fault point at each step (util/fault.h): "sync.send.GO" in the
+ * sender before it sends, "sync.recv.GO" in the receiver once it has the
+ * message. */
+#ifdef BRIG_FAULTS
+static int sync_fault(const char *dir, enum brig_sync_step step)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "sync.%s.%s", dir, brig_sync_step_name(step));
+	return brig_fault(name);
+}
+#else
+#define sync_fault(dir, step) 0
+#endif
+
 /* One message, with @passfd in SCM_RIGHTS when it is >= 0. */
 static int send_msg(int fd, enum brig_sync_step step, const char *text, int passfd,
                     struct brig_error *err)
@@ -64,6 +81,8 @@ static int send_msg(int fd, enum brig_sync_step step, const char *text, int pass
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
+	if (step != BRIG_SYNC_ERROR && sync_fault("send", step) < 0)
+		return brig_error_setp(err, errno, "sync: send %s", brig_sync_step_name(step));
 	if (text) {
 		size_t tl = strnlen(text, SYNC_MSG_MAX - 1);
 
@@ -188,6 +207,12 @@ static int recv_msg(int fd, enum brig_sync_step expected, const char *who, int *
 		return brig_error_set(err, "%s: expected %s, got %s", who,
 		                      brig_sync_step_name(expected),
 		                      brig_sync_step_name((enum brig_sync_step)m.step));
+	if (sync_fault("recv", expected) < 0) {
+		if (got >= 0)
+			close(got);
+		return brig_error_setp(err, errno, "%s: waiting for %s", who,
+		                       brig_sync_step_name(expected));
+	}
 	if (passfd)
 		*passfd = got;
 	else if (got >= 0)

@@ -37,9 +37,16 @@
  *    [the fd and the state go to    <--------  SECCOMP_FD + the notify fd
  *     linux.seccomp.listenerPath]              (only with SCMP_ACT_NOTIFY)
  *                                   <--------  READY (the exec path is known)
- *    create: record state, pid file, exit;     create: block on exec.fifo
- *            `brig start` writes the fifo      until `brig start` writes it
- *    run:    GO ---------------------------->  run: go on
+ *    record state, pid file
+ *    GO ---------------------------------->  (end-of-file instead: brig died
+ *                                              before the state was saved,
+ *                                              and nobody would ever start,
+ *                                              claim or delete it: exit)
+ *    create: exit; `brig start`                create: block on exec.fifo
+ *            writes the fifo                   until `brig start` writes it
+ *                                              (a pool member: wait for its
+ *                                              job, handoff.h)
+ *    run:    go on                             run: go on
  *                                              startContainer hooks
  *    [poststart hooks: wait for     <--------  (one failed: ERROR, exit;
  *     end-of-file, run them unless              create: a byte into the

@@ -1,11 +1,12 @@
 #!/bin/bash
 # Run every test layer of brig, from a fresh Debian 12 machine, as root:
 #
-#   sudo ./tests/run-all.sh
+#   ./tests/run-all.sh         (as root, or as a user with sudo)
 #
 # 1. apt-get installs the build and test dependencies (SKIP_APT=1 skips it);
 # 2. builds brig twice out of tree: build-release/ (plain) and build-asan/
-#    (--enable-sanitizers: ASan + UBSan);
+#    (--enable-sanitizers: ASan + UBSan, and --enable-fault-injection for
+#    the reliability layer, which the release build skips);
 # 3. runs `make check` in each: unit, integration, fuzz, security and
 #    conformance (brig against runc on the world's configs) tests (the fuzzer
 #    for FUZZ_SECONDS=60 in the release build only: FUZZ_SECONDS=0 in asan);
@@ -33,6 +34,12 @@
 # layer's in build-release/vm.log and build-release/tests/vm-results/.
 
 set -uo pipefail
+
+# Root: as it is, or through sudo (a fresh machine where one is root may
+# have no sudo at all; a user with sudo is asked for it once).
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+	exec sudo -E "$0" "$@"
+fi
 
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
@@ -348,7 +355,7 @@ prepare_tree
 build_and_check release "$FUZZ_SECONDS_RELEASE"
 run_vm
 run_e2e
-build_and_check asan 0 --enable-sanitizers
+build_and_check asan 0 --enable-sanitizers --enable-fault-injection
 run_lint
 print_results
 finish

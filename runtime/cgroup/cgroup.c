@@ -221,6 +221,45 @@ static bool state_path_ok(const char *p)
 	       !strstr(p, "/./");
 }
 
+/* The created directory @c of @dir is @dir itself or one of its parents. */
+static bool created_ok(const char *dir, const char *c)
+{
+	size_t n = strlen(c);
+
+	return state_path_ok(c) && !strncmp(dir, c, n) && (!dir[n] || dir[n] == '/');
+}
+
+int brig_cgroup_from_record(const char *text, struct brig_cgroup *cg, struct brig_error *err)
+{
+	size_t cap = 0;
+
+	if (brig_cgroup_layout(&cg->layout, err) < 0)
+		return -1;
+	for (const char *p = text; *p; p++)
+		cap += *p == '\n';
+	cg->h = brig_xcalloc(cap ? cap : 1, sizeof(*cg->h));
+	for (const char *line = text, *end; (end = strchr(line, '\n')); line = end + 1) {
+		_cleanup_free_ char *copy = brig_xasprintf("%.*s", (int)(end - line), line);
+		char *dir = strchr(copy, '\t'), *created = dir ? strchr(dir + 1, '\t') : NULL;
+		struct brig_cg_hier *h;
+
+		if (!created)
+			return brig_error_set(err, "cgroup record: \"%s\"", copy);
+		*dir++ = '\0';
+		*created++ = '\0';
+		/* the same checks as a state's paths */
+		if (!state_path_ok(dir) || (*created && !created_ok(dir, created)))
+			return brig_error_set(err, "cgroup record: \"%s\" is not brig's", dir);
+		h = &cg->h[cg->n++];
+		h->name = brig_xstrdup(copy);
+		h->dir = brig_xstrdup(dir);
+		h->v2 = !strcmp(h->name, BRIG_CG_UNIFIED);
+		h->created = *created ? brig_xstrdup(created) : NULL;
+	}
+	cg->mgr = cg->n ? &brig_cg_cgroupfs_manager : &brig_cg_disabled_manager;
+	return 0;
+}
+
 int brig_cgroup_from_state(const struct brig_state *s, struct brig_cgroup *cg,
                            struct brig_error *err)
 {
@@ -241,9 +280,7 @@ int brig_cgroup_from_state(const struct brig_state *s, struct brig_cgroup *cg,
 
 			if (strcmp(s->cgroup_created[k].key, h->name))
 				continue;
-			/* the created dir is the path itself or one of its parents */
-			if (!state_path_ok(c) || strncmp(h->dir, c, strlen(c)) ||
-			    (h->dir[strlen(c)] && h->dir[strlen(c)] != '/'))
+			if (!created_ok(h->dir, c))
 				return brig_error_set(
 				    err, "state: cgroup \"%s\" is not below \"%s\"", h->dir, c);
 			h->created = brig_xstrdup(c);

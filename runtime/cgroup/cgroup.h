@@ -81,6 +81,12 @@ struct brig_cgroup {
 	 * for the init to enter itself (brig_cgroup_open_tasks), or NULL */
 	int *tasks;
 	const struct brig_cg_manager *mgr; /* never NULL */
+	/* create, before it makes any directory: @record gets the ones it is
+	 * about to make (brig_cgroup_from_record reads them back), so that a
+	 * brig killed before its state is saved leaves them named; NULL: no
+	 * record (the systemd driver makes none) */
+	int (*record)(void *arg, const char *text, struct brig_error *err);
+	void *record_arg;
 };
 
 #define BRIG_CGROUP_INIT                                                                   \
@@ -165,6 +171,11 @@ int brig_cgroup_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, struct
 void brig_cgroup_to_state(const struct brig_cgroup *cg, struct brig_state *s);
 int brig_cgroup_from_state(const struct brig_state *s, struct brig_cgroup *cg,
                            struct brig_error *err);
+/* What create recorded (@record above): one "NAME\tDIR\tCREATED\n" line
+ * per hierarchy, CREATED the topmost directory that did not exist yet
+ * (empty: none); a line cut short by a crash is ignored.  Enough for
+ * brig_cgroup_destroy. */
+int brig_cgroup_from_record(const char *text, struct brig_cgroup *cg, struct brig_error *err);
 
 /* Whether @cg has any hierarchy at all (a state without one: none). */
 static inline bool brig_cgroup_present(const struct brig_cgroup *cg)

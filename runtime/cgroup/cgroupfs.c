@@ -25,6 +25,7 @@
 #include "util/error.h"
 #include "util/fs.h"
 #include "util/mountinfo.h"
+#include "util/strbuf.h"
 
 /* ------------------------------------------------------------ the mounts */
 
@@ -411,12 +412,45 @@ static int check_not_frozen(const struct brig_cgroup *cg, struct brig_error *err
 	return 0;
 }
 
+/* The topmost directory of @dir below @mountpoint that does not exist
+ * yet (what brig_cg_make_dir will have made), or NULL. */
+static char *first_missing(const char *dir, const char *mountpoint)
+{
+	_cleanup_free_ char *path = brig_xstrdup(dir);
+	char *missing = NULL;
+
+	while (strlen(path) > strlen(mountpoint) && access(path, F_OK) < 0 && errno == ENOENT) {
+		free(missing);
+		missing = brig_xstrdup(path);
+		*strrchr(path, '/') = '\0';
+	}
+	return missing;
+}
+
+/* cg->record: the directories about to be made (brig_cgroup_from_record) */
+static int record_dirs(const struct brig_cgroup *cg, const char *const *mps, struct brig_error *err)
+{
+	struct brig_strbuf b = BRIG_STRBUF_INIT;
+	int r;
+
+	for (size_t i = 0; i < cg->n; i++) {
+		_cleanup_free_ char *missing = mps[i] ? first_missing(cg->h[i].dir, mps[i]) : NULL;
+
+		brig_strbuf_addf(&b, "%s\t%s\t%s\n", cg->h[i].name, cg->h[i].dir,
+		                 missing ? missing : "");
+	}
+	r = cg->record(cg->record_arg, b.buf ? b.buf : "", err);
+	brig_strbuf_release(&b);
+	return r;
+}
+
 /* ------------------------------------------------------------ the manager */
 
 static int cgroupfs_create(const struct brig_linux *lx, const char *id, struct brig_cgroup *cg,
                            struct brig_error *err)
 {
 	struct brig_cg_mount *mounts = NULL;
+	_cleanup_free_ const char **mps = NULL;
 	_cleanup_free_ struct brig_dev_rule *rules = NULL;
 	const struct brig_resources *r = lx ? lx->resources : NULL;
 	size_t n_mounts = 0, n_rules;
@@ -431,18 +465,19 @@ static int cgroupfs_create(const struct brig_linux *lx, const char *id, struct b
 		brig_error_wrap(err, "config.json");
 		goto out;
 	}
-	for (size_t i = 0; i < cg->n; i++) {
-		const char *mp = NULL;
-
-		for (size_t k = 0; k < n_mounts && !mp; k++)
+	mps = brig_xcalloc(cg->n, sizeof(*mps));
+	for (size_t i = 0; i < cg->n; i++)
+		for (size_t k = 0; k < n_mounts && !mps[i]; k++)
 			if (!strncmp(cg->h[i].dir, mounts[k].mountpoint,
 			             strlen(mounts[k].mountpoint)) &&
 			    cg->h[i].dir[strlen(mounts[k].mountpoint)] == '/' &&
 			    mounts[k].v2 == cg->h[i].v2)
-				mp = mounts[k].mountpoint;
-		if (brig_cg_make_dir(&cg->h[i], mp, err) < 0)
+				mps[i] = mounts[k].mountpoint;
+	if (cg->record && record_dirs(cg, mps, err) < 0)
+		goto out;
+	for (size_t i = 0; i < cg->n; i++)
+		if (brig_cg_make_dir(&cg->h[i], mps[i], err) < 0)
 			goto fail;
-	}
 	if (check_empty(cg, err) < 0 || check_not_frozen(cg, err) < 0)
 		goto fail;
 	n_rules = brig_cg_device_rules(lx, &rules);

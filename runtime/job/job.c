@@ -48,6 +48,7 @@
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/id.h"
 #include "util/jsonw.h"
@@ -439,6 +440,8 @@ static int start_claimed(struct job *j, struct brig_error *err)
 		if (brig_job_copy_in(&j->root, o->copy_in[i].host, o->copy_in[i].path,
 		                     o->has_user ? o->uid : 0, o->has_user ? o->gid : 0, err) < 0)
 			return brig_error_wrap(err, "--copy-in");
+	if (brig_fault("job.handoff") < 0)
+		return brig_error_setp(err, errno, "hand the job over");
 	if (brig_handoff_send(sock, &hj, j->stdio, &j->reply, err) < 0)
 		return -1;
 	close_init_stdio(j);

@@ -57,6 +57,7 @@
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/id.h"
 #include "util/proc.h"
@@ -186,7 +187,7 @@ int brig_pool_member_ready(const char *root, const char *name, const char *id,
 	if (fd < 0 || dprintf(fd, "%d %d %u %d %" PRIu64 "\n", m->upper_fd, m->handoff_fd,
 	                      m->host_id, (int)m->pid, m->start) < 0)
 		return brig_error_setp(err, errno, "write \"%s\"", from);
-	if (rename(from, to) < 0)
+	if (brig_fault("pool.member-ready") < 0 || rename(from, to) < 0)
 		return brig_error_setp(err, errno, "rename \"%s\"", from);
 	return 0;
 }
@@ -295,6 +296,7 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 		}
 		c->id = brig_xstrdup(e->d_name);
 		c->lock = fd;
+		brig_fault("pool.claimed");
 		return 1;
 	}
 	return 0;
@@ -480,6 +482,7 @@ int brig_pool_follower(const struct brig_context *ctx, const char *name, const c
 		fcntl(fd, F_SETFD, FD_CLOEXEC);
 	if (fcntl(FOLLOW_PIPE, F_GETFD) < 0)
 		return -1;
+	brig_fault("pool.follow");
 	(void)!setpriority(PRIO_PROCESS, 0, 10);
 	if (poll(&claimer, 1, BRIG_POOL_REFILL_MS) == 0) {
 		/* a long job: the replacement now, the member at its end */

@@ -40,6 +40,7 @@
  */
 #include "config.h"
 #include "linux/mounts.h"
+#include "util/fault.h"
 #include "util/mountinfo.h"
 
 #include <errno.h>
@@ -647,6 +648,8 @@ int brig_mounts_setup(const struct brig_config *cfg, const struct brig_mount_env
 		if (mount_one(&cfg->mounts[i], env->premade ? env->premade[i] : -1, env,
 		              &out->fd[i], &out->ro_later[i], err) < 0)
 			return -1;
+		if (brig_fault("init.mount") < 0)
+			return brig_error_setp(err, errno, "mount \"%s\"", out->dest[i]);
 	}
 	return 0;
 }

@@ -6,11 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/filter.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spec/spec.h"
@@ -143,7 +146,24 @@ void *brig_seccomp_cache_get(int rootfd, const char *key, size_t keylen, unsigne
 	return insns;
 }
 
-/* Keep the directory bounded: drop the oldest entries past the limit. */
+/* "<entry>.tmp.<pid>" (brig_write_file_atomic's) of a brig that died
+ * while it wrote: its pid is gone, or it is older than any write takes. */
+static bool is_stale_temp(const char *name, const struct stat *st)
+{
+	const char *dot = strstr(name, ".tmp.");
+	char *end;
+	long pid;
+
+	if (!dot || dot - name != 16 || !S_ISREG(st->st_mode))
+		return false;
+	pid = strtol(dot + 5, &end, 10);
+	if (*end || pid <= 0)
+		return false;
+	return (kill((pid_t)pid, 0) < 0 && errno == ESRCH) || st->st_mtim.tv_sec + 60 < time(NULL);
+}
+
+/* Keep the directory bounded: drop the oldest entries past the limit, and
+ * what writers that died left. */
 static void prune(int dir)
 {
 	_cleanup_closedir_ DIR *d = NULL;
@@ -163,6 +183,11 @@ static void prune(int dir)
 	while ((de = readdir(d))) {
 		struct stat st;
 
+		if (fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    is_stale_temp(de->d_name, &st)) {
+			unlinkat(dir, de->d_name, 0);
+			continue;
+		}
 		if (!is_entry_name(de->d_name) ||
 		    fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 			continue;

@@ -13,6 +13,7 @@
 
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 
 int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
                  struct brig_error *err)
@@ -92,7 +93,8 @@ int brig_write_file_atomic(int dirfd, const char *path, const void *data, size_t
 		p += n;
 		len -= (size_t)n;
 	}
-	if (fchmod(fd, mode) < 0 || renameat(dirfd, tmp, dirfd, path) < 0) {
+	if (brig_fault("write.rename") < 0 || fchmod(fd, mode) < 0 ||
+	    renameat(dirfd, tmp, dirfd, path) < 0) {
 		brig_error_setp(err, errno, "replace \"%s\"", path);
 		unlinkat(dirfd, tmp, 0);
 		return -1;

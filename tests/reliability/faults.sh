@@ -1,0 +1,357 @@
+#!/bin/bash
+# brig killed at any step, or failing at one: the next brig cleans up.
+#
+# A build configured with --enable-fault-injection reads BRIG_FAULT
+# (runtime/util/fault.h): "STEP:kill" makes every process of brig's that
+# reaches STEP SIGKILL itself, "STEP:errno=N" makes the step fail with
+# errno N where it can, "STEP:stop" stops it; BRIG_FAULT_LOG=FILE lists
+# the steps reached.  Each walk learns the steps of a command from a clean
+# run's log, then, step by step:
+#
+#   - kill there: `brig delete --force ID` removes everything (no process,
+#     mount, cgroup directory, state directory or temporary file left
+#     under --root), and the same id can be created again at once; a
+#     killed exec leaves the container running and usable;
+#   - fail there: brig says so in one line, exits non-zero, and leaves
+#     nothing, without a delete.
+#
+# And, with any build: a state.json cut short by a crash, a full --root;
+# and the races that only a slow process shows: a claim's follower that
+# has not run yet when `pool destroy` comes (the destroy waits for it).
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
+. "$(dirname "$0")/../lib/rootfs.sh"
+
+[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+command -v jq >/dev/null 2>&1 || skip_all "needs jq"
+[ -n "${BRIG_TEST_CGROUPS:-}" ] ||
+	skip_all "needs the cgroups of tests/helpers/subreaper (BRIG_TEST_CGROUPS)"
+
+brig_file_bundle
+
+# ----------------------------------------------------------------- helpers
+
+# faults: the test needs BRIG_FAULT (skipped otherwise).
+faults() {
+	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
+		skip "brig was built without --enable-fault-injection (CI's asan build has it)"
+}
+
+# b ARGS...: brig --root $T/root ARGS (out, err, rc), with TMPDIR=$T/tmp.
+b() {
+	mkdir -p "$T/tmp"
+	run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" "$@"
+}
+
+# bf FAULT ARGS...: b ARGS with BRIG_FAULT=FAULT.
+bf() {
+	local fault=$1
+	shift
+	mkdir -p "$T/tmp"
+	run_cmd env TMPDIR="$T/tmp" BRIG_FAULT="$fault" "$BRIG" --root "$T/root" "$@"
+}
+
+# steps_of ARGS...: the steps brig ARGS reaches (its run is a clean one,
+# which must succeed), each once, in order.
+steps_of() {
+	rm -f "$T/steps"
+	mkdir -p "$T/tmp"
+	BRIG_FAULT_LOG=$T/steps TMPDIR=$T/tmp timeout -k 5 60 "$BRIG" --root "$T/root" "$@" \
+		</dev/null >/dev/null 2>"$T/steps.err" || {
+		echo "brig $*: $(cat "$T/steps.err")" >&2
+		return 1
+	}
+	awk '!seen[$0]++' "$T/steps"
+}
+
+# bundle [JQ-FILTER]: the file's bundle in $T/b, its process `sleep 1000`
+# (and the filter applied).
+bundle() {
+	[ -d "$T/b" ] || cp -a "$BUNDLE_TPL" "$T/b"
+	brig_bundle_edit "$T/b" '.process.args = ["sleep", "1000"]'"${1:+ | $1}"
+}
+
+# left WHAT: fail with what is left of every container: processes, cgroup
+# directories, mounts under $T, entries and files under --root (but
+# brig's bookkeeping: the dot-directories, e.g. the seccomp cache, and
+# the jobs/ and pools/ directories themselves), temporary files (in
+# TMPDIR, and a writer's "*.tmp.PID" anywhere under --root).
+left() {
+	local what=$1 x
+	x=$(_tap_leaked_procs)
+	[ -z "$x" ] || fail "$what: processes left: $x"
+	x=$(_tap_cgroups_left)
+	[ -z "$x" ] || fail "$what: cgroup directories left: $x"
+	x=$(_tap_mounts_under "$T")
+	[ -z "$x" ] || fail "$what: mounts left: $x"
+	x=$(find "$T/root" -mindepth 1 -name '.*' -prune -o ! -path "$T/root/jobs" \
+		! -path "$T/root/pools" -print 2>/dev/null)
+	[ -z "$x" ] || fail "$what: left under --root: $x"
+	x=$(find "$T/root" -name '*.tmp.*' 2>/dev/null)
+	[ -z "$x" ] || fail "$what: a writer's temporary files left under --root: $x"
+	x=$(find "$T/tmp" -mindepth 1 2>/dev/null)
+	[ -z "$x" ] || fail "$what: temporary files left: $x"
+}
+
+# cleanup_after WHAT ID: `delete --force ID` succeeds, nothing is left,
+# and ID can be used again at once.
+cleanup_after() {
+	local what=$1 id=$2
+	b delete --force "$id"
+	[ "$rc" -eq 0 ] || fail "$what: delete --force: status $rc: $(_show "$err")"
+	# a killed brig's init may take a moment to be reaped by the subreaper
+	wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
+	left "$what, after delete --force"
+	b run -d -b "$T/b" "$id"
+	[ "$rc" -eq 0 ] || fail "$what: the id again: status $rc: $(_show "$err")"
+	b delete --force "$id"
+	[ "$rc" -eq 0 ] || fail "$what: delete of the id again: status $rc: $(_show "$err")"
+	left "$what, the id again"
+}
+
+# one_line WHAT: $err is one `brig: ` line.
+one_line() {
+	[ "$(nlines "$err")" -eq 1 ] && [[ "$err" == "brig: "* ]] ||
+		fail "$1: stderr is not one brig: line: $(_show "$err")"
+}
+
+# --------------------------------------------------------------- the walks
+
+# run -d killed at each of its steps, in brig or in the init.
+t_kill_run() {
+	local steps s
+	faults || return
+	bundle || return
+	steps=$(steps_of run -d -b "$T/b" c) || return
+	b delete --force c
+	assert_ne "$steps" "" "the steps of run -d"
+	diag "run -d: $(wc -l <<<"$steps") steps: $(tr '\n' ' ' <<<"$steps")"
+	for s in $steps; do
+		bf "$s:kill" run -d -b "$T/b" c
+		cleanup_after "run -d killed at $s" c
+	done
+}
+
+# create killed at each step, then start killed at each of its steps.
+t_kill_create_start() {
+	local steps s
+	faults || return
+	bundle || return
+	steps=$(steps_of create -b "$T/b" c) || return
+	b delete --force c
+	for s in $steps; do
+		bf "$s:kill" create -b "$T/b" c
+		cleanup_after "create killed at $s" c
+	done
+	b create -b "$T/b" c
+	assert_rc 0
+	steps=$(steps_of start c) || return
+	b delete --force c
+	assert_ne "$steps" "" "the steps of start"
+	diag "start: $(tr '\n' ' ' <<<"$steps")"
+	for s in $steps; do
+		b create -b "$T/b" c
+		assert_eq "$rc" 0 "create before start killed at $s (stderr: $(_show "$err"))"
+		bf "$s:kill" start c
+		cleanup_after "start killed at $s" c
+	done
+}
+
+# A foreground run (brig waits for the process, then deletes): killed at
+# each step, including the wait and the delete after it.
+t_kill_foreground() {
+	local steps s
+	faults || return
+	bundle '.process.args = ["true"]' || return
+	steps=$(steps_of run -b "$T/b" c) || return
+	diag "run: $(tr '\n' ' ' <<<"$steps")"
+	for s in $steps; do
+		bf "$s:kill" run -b "$T/b" c
+		cleanup_after "run killed at $s" c
+	done
+}
+
+# exec killed at each step: the container goes on, and takes execs.
+t_kill_exec() {
+	local steps s
+	faults || return
+	bundle || return
+	b run -d -b "$T/b" c
+	assert_rc 0 || return
+	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	steps=$(steps_of exec c true) || return
+	diag "exec: $(tr '\n' ' ' <<<"$steps")"
+	for s in $steps; do
+		bf "$s:kill" exec c true
+		b exec c echo alive
+		assert_eq "$rc:$out" "0:alive" "exec after an exec killed at $s (stderr: $(_show "$err"))"
+		assert_eq "$(b state c >/dev/null; jq -r .status <<<"$out")" running \
+			"status after an exec killed at $s"
+	done
+	cleanup_after "the container of the killed execs" c
+}
+
+# delete killed at each step: the next delete --force finishes it.
+t_kill_delete() {
+	local steps s
+	faults || return
+	bundle || return
+	b run -d -b "$T/b" c
+	steps=$(steps_of delete --force c) || return
+	diag "delete: $(tr '\n' ' ' <<<"$steps")"
+	for s in $steps; do
+		b run -d -b "$T/b" c
+		assert_eq "$rc" 0 "run before delete killed at $s (stderr: $(_show "$err"))"
+		bf "$s:kill" delete --force c
+		cleanup_after "delete killed at $s" c
+	done
+}
+
+# Each step of create that can fail, failing (EIO): one line, a non-zero
+# status, nothing left, no delete needed.
+t_fail_create() {
+	local steps s n=0
+	faults || return
+	bundle || return
+	steps=$(steps_of run -d -b "$T/b" c) || return
+	b delete --force c
+	for s in $steps; do
+		bf "$s:errno=5" run -d -b "$T/b" c
+		# a step that cannot fail goes on: the run succeeds
+		if [ "$rc" -eq 0 ]; then
+			b delete --force c
+			continue
+		fi
+		n=$((n + 1))
+		one_line "run -d failing at $s"
+		wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
+		left "run -d failing at $s"
+	done
+	diag "$n of $(wc -l <<<"$steps") steps of run -d can fail"
+	[ "$n" -ge 5 ] || fail "only $n steps failed"
+}
+
+# brig killed while it writes a new seccomp cache entry (between its
+# temporary file and the rename: the first write of a fresh --root):
+# the entry is a miss, and the next brig that writes one removes the dead
+# writer's temporary file.
+t_kill_cache_write() {
+	local s
+	faults || return
+	bundle '.linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
+		syscalls: [{names: ["kexec_load"], action: "SCMP_ACT_ERRNO"}]}' || return
+	bf write.rename:kill run -d -b "$T/b" c
+	assert_ne "$rc" 0 "run -d killed at write.rename"
+	s=$(find "$T/root/.seccomp-cache" -name '*.tmp.*' 2>/dev/null)
+	assert_ne "$s" "" "the killed writer's temporary file (the test's premise)"
+	b delete --force c
+	b run -d -b "$T/b" c
+	assert_eq "$rc" 0 "run -d after (stderr: $(_show "$err"))"
+	b delete --force c
+	assert_eq "$(find "$T/root/.seccomp-cache" -type f ! -name '*.tmp.*' | wc -l)" 1 \
+		"entries of the seccomp cache"
+	left "a seccomp cache write killed"
+}
+
+# The state store after a crash: a state.json truncated or empty, a
+# state directory without one, a container lock held by nobody: list,
+# state and delete --force each give one line or recover, never crash or
+# hang.
+t_store_crash() {
+	local how
+	bundle || return
+	for how in truncated empty missing; do
+		b run -d -b "$T/b" c
+		assert_rc 0 || return
+		case $how in
+		truncated) truncate -s 20 "$T/root/c/state.json" ;;
+		empty) : >"$T/root/c/state.json" ;;
+		missing) rm "$T/root/c/state.json" ;;
+		esac
+		b list
+		assert_eq "$rc" 0 "list with a $how state.json (stderr: $(_show "$err"))"
+		b state c
+		assert_ne "$rc" 0 "state with a $how state.json"
+		one_line "state with a $how state.json"
+		b delete --force c
+		assert_eq "$rc" 0 "delete --force with a $how state.json (stderr: $(_show "$err"))"
+		# the init, whose pid was in the lost state, is brig's to end:
+		# it is in the container's cgroup, which delete --force empties
+		wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
+		left "delete --force of a $how state.json"
+	done
+}
+
+# --root on a full tmpfs: create and run fail with one line (no space
+# left) and leave nothing; with room again, the same id works.
+t_disk_full() {
+	local x
+	bundle || return
+	mkdir -p "$T/full"
+	mount -t tmpfs -o size=1m,mode=0700 brig-test-full "$T/full" || skip "cannot mount a tmpfs"
+	defer umount -l "$T/full"
+	mkdir "$T/full/root"
+	# every block taken (a file as large as it goes), then the inodes
+	dd if=/dev/zero of="$T/full/fill" bs=4k >/dev/null 2>&1
+	for cmd in "run -d" create; do
+		# shellcheck disable=SC2086 # (the command and its flag)
+		run_cmd "$BRIG" --root "$T/full/root" $cmd -b "$T/b" c
+		assert_ne "$rc" 0 "$cmd on a full --root"
+		one_line "$cmd on a full --root"
+		assert_contains "$err" "No space left on device" "$cmd on a full --root"
+		x=$(find "$T/full/root" -mindepth 1 -name '.*' -prune -o -print)
+		assert_eq "$x" "" "left under a full --root after $cmd"
+		x=$(find "$T/full/root" -name '*.tmp.*')
+		assert_eq "$x" "" "temporary files under a full --root after $cmd"
+		x=$(_tap_cgroups_left)
+		assert_eq "$x" "" "cgroup directories after $cmd on a full --root"
+		assert_eq "$(_tap_leaked_procs)" "" "processes after $cmd on a full --root"
+	done
+	rm "$T/full/fill"
+	run_cmd "$BRIG" --root "$T/full/root" run -d -b "$T/b" c
+	assert_eq "$rc" 0 "run -d with room again (stderr: $(_show "$err"))"
+	run_cmd "$BRIG" --root "$T/full/root" delete --force c
+	assert_rc 0
+}
+
+# A claim's follower that has not run yet when `pool destroy` comes: the
+# destroy waits for it (the claimer took its lock before it spawned it),
+# and when it goes on, nothing is left.  Before, the destroy returned and
+# the follower outlived its pool (CI, pool.sh test 7).
+t_slow_follower() {
+	local d fpid
+	faults || return
+	b pool create P --size 1 --rootfs "$BUNDLE_TPL/rootfs"
+	assert_rc 0 || return
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
+	bf pool.follow:stop job --pool P -- true
+	assert_rc 0
+	fpid=$(pgrep -f "pool follow P P-" | head -n 1)
+	assert_match "$fpid" '^[0-9]+$' "the follower's pid" || return
+	defer kill -CONT "$fpid"
+	wait_until 5 eval "[ \"\$(proc_state $fpid)\" = T ]" ||
+		fail "the follower is not stopped: $(proc_state "$fpid")"
+	"$BRIG" --root "$T/root" pool destroy P >"$T/d.out" 2>&1 &
+	d=$!
+	defer kill_wait "$d"
+	sleep 0.5
+	alive "$d" || fail "pool destroy returned before the stopped follower ended: $(cat "$T/d.out")"
+	kill -CONT "$fpid"
+	wait_exit "$d" 10
+	assert_eq "$rc:$(cat "$T/d.out")" "0:" "pool destroy once the follower went on"
+	wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
+	left "pool destroy after a slow follower"
+}
+
+tap_test "run -d killed at each step: delete --force leaves nothing, the id is free" t_kill_run
+tap_test "create, then start, killed at each step: delete --force leaves nothing" t_kill_create_start
+tap_test "a foreground run killed at each step: delete --force leaves nothing" t_kill_foreground
+tap_test "exec killed at each step: the container runs on and takes execs" t_kill_exec
+tap_test "delete killed at each step: the next delete --force finishes" t_kill_delete
+tap_test "run -d failing at each step (EIO): one line, nothing left" t_fail_create
+tap_test "a seccomp cache write killed: a miss, its temporary file removed later" t_kill_cache_write
+tap_test "a truncated, empty or missing state.json: list, state, delete --force recover" t_store_crash
+tap_test "a full --root: create and run fail with one line, nothing left" t_disk_full
+tap_test "pool destroy waits for a claim's follower that has not run yet" t_slow_follower
+tap_done
