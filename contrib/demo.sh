@@ -1,7 +1,7 @@
 #!/bin/bash
 # brig demo, from a fresh Debian 12 machine, as root:
 #
-#   sudo ./contrib/demo.sh
+#   ./contrib/demo.sh          (as root, or as a user with sudo)
 #
 # Installs the build dependencies, builds brig out of tree in build-release/
 # (or uses the in-tree build if the tree is configured in-tree), makes an
@@ -16,6 +16,12 @@
 # Environment: SKIP_APT=1 skips apt-get; JOBS sets make's parallelism.
 
 set -euo pipefail
+
+# Root: as it is, or through sudo (a fresh machine where one is root may
+# have no sudo at all; a user with sudo is asked for it once).
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null 2>&1; then
+	exec sudo -E "$0" "$@"
+fi
 
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
