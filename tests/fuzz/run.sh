@@ -1,20 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 #
-# Build tests/fuzz/fuzz-config.c with libFuzzer, ASan and UBSan, seed it with
-# the fixtures of tests/unit/fixtures and fuzz the config parsers for
-# ${FUZZ_SECONDS:-60} seconds.  Prints TAP (run by `make check`).
+# Build brig's fuzz targets with libFuzzer, ASan and UBSan and fuzz each
+# for ${FUZZ_SECONDS:-60} seconds.  Prints TAP, one test per target (run
+# by `make check`):
 #
-#   FUZZ_SECONDS   how long to fuzz; 0 skips the test
+#   config   config.json, process.json (exec --process) and LinuxResources
+#            (update --resources): tests/fuzz/fuzz-config.c, seeded with
+#            tests/unit/fixtures
+#   cmdline  the command line of every command, flags and values
+#            (fuzz-cmdline.c, seeds in corpus/cmdline: NUL-separated argv)
+#   state    state.json as read back, and its round trip (fuzz-state.c)
+#   seccomp  a profile's translation to BPF (fuzz-seccomp.c)
+#
+#   FUZZ_SECONDS   how long to fuzz each target; 0 skips the file
+#   FUZZ_TARGETS   which targets (default: all four)
 #   FUZZ_CC        the compiler (default clang)
 #   BRIG_SRCDIR    the source tree (default: this script's ../..)
-#   BRIG_BUILDDIR  where config.h is (default: BRIG_SRCDIR)
+#   BRIG_BUILDDIR  where config.h and the generated sources are (default:
+#                  BRIG_SRCDIR)
 #
 # Everything is built and run in a temporary directory, removed at the end;
 # a crash leaves its input in a kept directory named in the output.
 set -u
 
 seconds=${FUZZ_SECONDS:-60}
+targets=${FUZZ_TARGETS:-config cmdline state seccomp}
 cc=${FUZZ_CC:-clang}
 srcdir=${BRIG_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${BRIG_BUILDDIR:-$srcdir}
@@ -35,6 +46,8 @@ case $seconds in
 esac
 command -v "$cc" >/dev/null 2>&1 || skip "$cc not found"
 [ -f "$builddir/config.h" ] || skip "no config.h in $builddir (run configure)"
+[ -f "$builddir/runtime/job/default_profile.c" ] ||
+	skip "no runtime/job/default_profile.c in $builddir (run make)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/brig-fuzz.XXXXXX") || skip "cannot create a temporary directory"
 trap 'rm -rf "$tmp"' EXIT
@@ -46,53 +59,83 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }
 	>"$tmp/probe.log" 2>&1 ||
 	skip "$cc cannot link -fsanitize=fuzzer (install libclang-rt-dev)"
 
-echo "1..1"
+set -- $targets
+echo "1..$#"
 
-if ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-std=gnu11 -I"$builddir" -iquote "$srcdir" -iquote "$srcdir/runtime" \
-	"$srcdir/tests/fuzz/fuzz-config.c" "$srcdir"/runtime/util/*.c "$srcdir"/spec/*.c \
-	-lyajl -o "$tmp/fuzz-config" >"$tmp/build.log" 2>&1; then
-	echo "not ok 1 - fuzz config parser: the target does not build"
-	tail -n 30 "$tmp/build.log" | diag
-	exit 1
-fi
-
-mkdir "$tmp/corpus"
-for f in "$srcdir"/tests/unit/fixtures/*.json "$srcdir"/tests/unit/fixtures/good/*.json \
-	"$srcdir"/tests/unit/fixtures/bad/*.json; do
-	[ -f "$f" ] || continue
-	case $f in
-	*/good/*) cp "$f" "$tmp/corpus/good-${f##*/}" ;;
-	*/bad/*) cp "$f" "$tmp/corpus/bad-${f##*/}" ;;
-	*) cp "$f" "$tmp/corpus/${f##*/}" ;;
-	esac
+# brig without its main(), instrumented once for every target
+cflags="-g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -std=gnu11"
+libs=""
+for pkg in yajl libseccomp libcap libselinux libsystemd; do
+	pkg-config --exists "$pkg" 2>/dev/null || continue
+	cflags="$cflags $(pkg-config --cflags "$pkg")"
+	libs="$libs $(pkg-config --libs "$pkg")"
 done
-seeds=$(find "$tmp/corpus" -type f | wc -l)
+mkdir "$tmp/obj"
+objs_ok=1
+for f in "$srcdir"/runtime/*.c "$srcdir"/runtime/*/*.c "$srcdir"/hooks/*.c "$srcdir"/spec/*.c \
+	"$builddir/runtime/job/default_profile.c"; do
+	case $f in */runtime/main.c) continue ;; esac
+	o=$tmp/obj/$(echo "${f#"$srcdir"/}" | tr / _).o
+	# shellcheck disable=SC2086 # (the flags)
+	"$cc" -c $cflags -I"$builddir" -iquote "$srcdir" -iquote "$srcdir/runtime" "$f" -o "$o" \
+		>>"$tmp/build.log" 2>&1 || objs_ok=0
+done
 
-mkdir "$tmp/artifacts"
-status=0
-(cd "$tmp" && UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	./fuzz-config -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 \
-	-detect_leaks=1 -dict="$srcdir/tests/fuzz/dict" -print_final_stats=1 \
-	-artifact_prefix="$tmp/artifacts/" corpus) >"$tmp/fuzz.log" 2>&1 || status=$?
+n=0 status_all=0
+for t in "$@"; do
+	n=$((n + 1))
+	if [ "$objs_ok" != 1 ] || ! "$cc" -g -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all -std=gnu11 -I"$builddir" -iquote "$srcdir" \
+		-iquote "$srcdir/runtime" "$srcdir/tests/fuzz/fuzz-$t.c" "$tmp"/obj/*.o $libs \
+		-o "$tmp/fuzz-$t" >>"$tmp/build.log" 2>&1; then
+		echo "not ok $n - fuzz $t: the target does not build"
+		tail -n 30 "$tmp/build.log" | diag
+		status_all=1
+		continue
+	fi
 
-runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$tmp/fuzz.log" | tail -n 1)
-cov=$(grep -o 'cov: [0-9]*' "$tmp/fuzz.log" | tail -n 1)
-if [ "$status" -eq 0 ] && [ -n "$runs" ]; then
-	echo "ok 1 - fuzz config parser for $seconds s"
-	echo "# $runs runs from $seeds seeds, ${cov:-cov: ?}, corpus grew to $(find "$tmp/corpus" -type f | wc -l)"
-	exit 0
-fi
+	mkdir "$tmp/corpus-$t" "$tmp/artifacts-$t"
+	if [ "$t" = config ]; then
+		for f in "$srcdir"/tests/unit/fixtures/*.json "$srcdir"/tests/unit/fixtures/good/*.json \
+			"$srcdir"/tests/unit/fixtures/bad/*.json; do
+			[ -f "$f" ] || continue
+			case $f in
+			*/good/*) cp "$f" "$tmp/corpus-$t/good-${f##*/}" ;;
+			*/bad/*) cp "$f" "$tmp/corpus-$t/bad-${f##*/}" ;;
+			*) cp "$f" "$tmp/corpus-$t/${f##*/}" ;;
+			esac
+		done
+	else
+		cp "$srcdir/tests/fuzz/corpus/$t"/* "$tmp/corpus-$t/"
+	fi
+	seeds=$(find "$tmp/corpus-$t" -type f | wc -l)
 
-echo "not ok 1 - fuzz config parser for $seconds s (exit status $status)"
-if [ -n "$(ls "$tmp/artifacts")" ]; then
-	kept=$(mktemp -d "${TMPDIR:-/tmp}/brig-fuzz-crash.XXXXXX")
-	cp "$tmp"/artifacts/* "$kept"/
-	echo "# inputs kept in $kept; replay: fuzz-config $kept/<file>"
-	for a in "$kept"/*; do
-		echo "# $(basename "$a"), $(wc -c <"$a") bytes, first 256 in hex:"
-		head -c 256 "$a" | od -An -tx1 | diag
-	done
-fi
-tail -n 60 "$tmp/fuzz.log" | diag
-exit 1
+	status=0
+	(cd "$tmp" && UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		"./fuzz-$t" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 \
+		-detect_leaks=1 -dict="$srcdir/tests/fuzz/dict" -print_final_stats=1 \
+		-artifact_prefix="$tmp/artifacts-$t/" "corpus-$t") >"$tmp/fuzz-$t.log" 2>&1 ||
+		status=$?
+
+	runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$tmp/fuzz-$t.log" | tail -n 1)
+	cov=$(grep -o 'cov: [0-9]*' "$tmp/fuzz-$t.log" | tail -n 1)
+	if [ "$status" -eq 0 ] && [ -n "$runs" ]; then
+		echo "ok $n - fuzz $t for $seconds s"
+		echo "# $runs runs from $seeds seeds, ${cov:-cov: ?}, corpus grew to $(find "$tmp/corpus-$t" -type f | wc -l)"
+		continue
+	fi
+
+	status_all=1
+	echo "not ok $n - fuzz $t for $seconds s (exit status $status)"
+	if [ -n "$(ls "$tmp/artifacts-$t")" ]; then
+		kept=$(mktemp -d "${TMPDIR:-/tmp}/brig-fuzz-crash.XXXXXX")
+		cp "$tmp/artifacts-$t"/* "$kept"/
+		echo "# inputs kept in $kept; replay: fuzz-$t $kept/<file>"
+		for a in "$kept"/*; do
+			echo "# $(basename "$a"), $(wc -c <"$a") bytes, first 256 in hex:"
+			head -c 256 "$a" | od -An -tx1 | diag
+		done
+	fi
+	tail -n 60 "$tmp/fuzz-$t.log" | diag
+done
+exit "$status_all"
