@@ -16,6 +16,7 @@
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/jsonw.h"
 
 /* One container, looked up, its state and cgroup loaded. */
@@ -39,6 +40,11 @@ static int handle_open(struct handle *h, const struct brig_context *ctx, const c
 	    brig_cgroup_from_state(h->c.s, &h->cg, err) < 0)
 		return -1;
 	h->status = brig_state_status(h->c.s);
+	/* frozen by a pause that died before it saved the state: paused,
+	 * so that resume thaws it */
+	if ((h->status == BRIG_STATUS_RUNNING || h->status == BRIG_STATUS_CREATED) &&
+	    brig_cgroup_frozen(&h->cg))
+		h->status = BRIG_STATUS_PAUSED;
 	return 0;
 }
 
@@ -71,6 +77,7 @@ int brig_container_pause(const struct brig_context *ctx, const char *id, struct 
 	}
 	if (brig_cgroup_freeze(&h.cg, true, err) < 0)
 		goto out;
+	brig_fault("pause.frozen");
 	r = set_status(&h, BRIG_STATUS_PAUSED, err);
 out:
 	handle_release(&h);
@@ -90,6 +97,7 @@ int brig_container_resume(const struct brig_context *ctx, const char *id, struct
 	}
 	if (brig_cgroup_freeze(&h.cg, false, err) < 0)
 		goto out;
+	brig_fault("resume.thawed");
 	/* a created container that was paused is still waiting for start */
 	r = set_status(&h,
 	               faccessat(h.c.e.dirfd, "exec.fifo", F_OK, 0) == 0 ? BRIG_STATUS_CREATED
@@ -117,6 +125,7 @@ int brig_container_update(const struct brig_context *ctx, const char *id,
 		goto out;
 	}
 	ret = brig_cgroup_update(&h.cg, r, err);
+	brig_fault("update.applied");
 out:
 	handle_release(&h);
 	return ret;

@@ -77,6 +77,9 @@ int brig_job_export(const struct brig_job_root *r, const char *dir, struct brig_
 uint64_t brig_job_writable_used(const struct brig_job_root *r);
 /* Unmount, remove the directory, unlock. */
 void brig_job_root_release(struct brig_job_root *r);
+/* Remove the job directory @name of the jobs directory @jobsfd, once
+ * nothing is mounted on it. */
+void brig_job_dir_remove(int jobsfd, const char *name);
 
 /* A claimed pool member's root (job/pool.c): its init's root, and the
  * upper directory its init kept; brig made none of it and removes none

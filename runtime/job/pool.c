@@ -102,12 +102,11 @@ static bool member_waits(const char *root, const char *id)
 /* The job directory a member's config lives in (job/rootfs.c). */
 static void remove_job_dir(const char *root, const char *id)
 {
-	_cleanup_free_ char *dir = brig_xasprintf("%s/jobs/%s", root, id);
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_free_ char *jobs = brig_xasprintf("%s/jobs", root);
+	_cleanup_close_ int fd = open(jobs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
 	if (fd >= 0)
-		unlinkat(fd, "config.json", 0);
-	rmdir(dir);
+		brig_job_dir_remove(fd, id);
 }
 
 /* Everything of member @id: its container (and with its init, its

@@ -392,18 +392,23 @@ uint64_t brig_job_writable_used(const struct brig_job_root *r)
 	return (uint64_t)(sf.f_blocks - sf.f_bfree) * (uint64_t)sf.f_bsize;
 }
 
-/* What a job directory holds once nothing is mounted on it. */
-static void remove_dir(int jobsfd, const char *name)
+/* What a job directory holds once nothing is mounted on it: its files
+ * (config.json, and the temporary file of a brig killed while it wrote
+ * it), its empty mount points, itself. */
+void brig_job_dir_remove(int jobsfd, const char *name)
 {
 	_cleanup_close_ int fd =
 	    openat(jobsfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_closedir_ DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
+	struct dirent *e;
 
-	if (fd >= 0) {
-		unlinkat(fd, "config.json", 0);
-		for (const char *const *d = (const char *const[]){ "rootfs", "lower", "w", NULL };
-		     *d; d++)
-			unlinkat(fd, *d, AT_REMOVEDIR);
-	}
+	while (d && (e = readdir(d)))
+		if (e->d_type == DT_REG)
+			unlinkat(fd, e->d_name, 0);
+	if (fd >= 0)
+		for (const char *const *m = (const char *const[]){ "rootfs", "lower", "w", NULL };
+		     *m; m++)
+			unlinkat(fd, *m, AT_REMOVEDIR);
 	unlinkat(jobsfd, name, AT_REMOVEDIR);
 }
 
@@ -415,7 +420,7 @@ void brig_job_root_release(struct brig_job_root *r)
 	if (r->mounted)
 		umount2(JOB_MNT, MNT_DETACH);
 	if (r->dirfd >= 0 && jobs >= 0)
-		remove_dir(jobs, strrchr(r->dir, '/') + 1);
+		brig_job_dir_remove(jobs, strrchr(r->dir, '/') + 1);
 	if (r->dirfd >= 0)
 		close(r->dirfd);
 	if (r->idfd >= 0)
@@ -482,7 +487,7 @@ int brig_job_root_gc(const char *state_root, void (*reap)(const char *id, void *
 			continue;
 		if (!fresh)
 			reap(e->d_name, data);
-		remove_dir(dirfd(d), e->d_name);
+		brig_job_dir_remove(dirfd(d), e->d_name);
 	}
 	return 0;
 }

@@ -208,6 +208,96 @@ t_kill_delete() {
 	done
 }
 
+# pause, then resume, killed at each step: resume brings the container
+# back (a pause that froze it and died before it saved the state left
+# it paused in all but name), and it takes an exec.
+t_kill_pause_resume() {
+	local steps s cmd
+	faults || return
+	bundle || return
+	b run -d -b "$T/b" c
+	assert_rc 0 || return
+	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	for cmd in pause resume; do
+		[ "$cmd" = resume ] && b pause c
+		steps=$(steps_of "$cmd" c) || return
+		[ "$cmd" = pause ] && b resume c
+		diag "$cmd: $(tr '\n' ' ' <<<"$steps")"
+		for s in $steps; do
+			[ "$cmd" = resume ] && b pause c
+			bf "$s:kill" "$cmd" c
+			b resume c
+			case $rc:$err in
+			0: | "1:brig: container not paused") ;;
+			*) fail "resume after $cmd killed at $s: status $rc: $(_show "$err")" ;;
+			esac
+			run_cmd timeout 10 "$BRIG" --root "$T/root" exec c echo alive
+			assert_eq "$rc:$out" "0:alive" "exec after $cmd killed at $s (stderr: $(_show "$err"))"
+		done
+	done
+	cleanup_after "the container of the killed pauses and resumes" c
+}
+
+# update killed at its step: the container runs on, the next update
+# takes.
+t_kill_update() {
+	faults || return
+	bundle || return
+	b run -d -b "$T/b" c
+	assert_rc 0 || return
+	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	bf update.applied:kill update --pids-limit 100 c
+	assert_ne "$rc" 0 "update killed at update.applied"
+	b update --pids-limit 200 c
+	assert_eq "$rc" 0 "update after (stderr: $(_show "$err"))"
+	b exec c echo alive
+	assert_eq "$rc:$out" "0:alive" "exec after"
+	cleanup_after "the container of the killed update" c
+}
+
+# brig job killed at each step: `brig job --gc` leaves nothing.
+t_kill_job() {
+	local steps s
+	faults || return
+	steps=$(steps_of job --rootfs "$BUNDLE_TPL/rootfs" -- true) || return
+	diag "job: $(wc -l <<<"$steps") steps: $(tr '\n' ' ' <<<"$steps")"
+	for s in $steps; do
+		bf "$s:kill" job --rootfs "$BUNDLE_TPL/rootfs" -- true
+		b job --gc
+		[ "$rc" -eq 0 ] || fail "job --gc after a job killed at $s: status $rc: $(_show "$err")"
+		wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
+		left "job killed at $s, after job --gc"
+	done
+}
+
+# brig job --pool killed at each step of a claim: `pool gc` repairs the
+# pool (back to its size, only waiting members), and destroy leaves
+# nothing.
+t_kill_claim() {
+	local steps s
+	faults || return
+	b pool create P --size 2 --rootfs "$BUNDLE_TPL/rootfs"
+	assert_rc 0 || return
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
+	steps=$(steps_of job --pool P -- true) || return
+	diag "job --pool: $(tr '\n' ' ' <<<"$steps")"
+	for s in $steps; do
+		wait_until 10 eval '[ "$("$BRIG" --root "$T/root" pool list --format json | jq ".[0].ready")" = 2 ]' ||
+			fail "pool not back to 2 ready before the claim killed at $s"
+		bf "$s:kill" job --pool P -- true
+		b pool gc
+		[ "$rc" -eq 0 ] || fail "pool gc after a claim killed at $s: status $rc: $(_show "$err")"
+	done
+	wait_until 10 eval '[ "$("$BRIG" --root "$T/root" pool list --format json | jq ".[0].ready")" = 2 ]' ||
+		fail "pool not back to 2 ready after the killed claims"
+	b job --pool P -- echo served
+	assert_eq "$rc:$out" "0:served" "a claim after (stderr: $(_show "$err"))"
+	b pool destroy P
+	assert_rc 0
+	wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
+	left "claims killed at each step, then pool destroy"
+}
+
 # Each step of create that can fail, failing (EIO): one line, a non-zero
 # status, nothing left, no delete needed.
 t_fail_create() {
@@ -349,6 +439,10 @@ tap_test "create, then start, killed at each step: delete --force leaves nothing
 tap_test "a foreground run killed at each step: delete --force leaves nothing" t_kill_foreground
 tap_test "exec killed at each step: the container runs on and takes execs" t_kill_exec
 tap_test "delete killed at each step: the next delete --force finishes" t_kill_delete
+tap_test "pause and resume killed at each step: resume brings the container back" t_kill_pause_resume
+tap_test "update killed: the container runs on, the next update takes" t_kill_update
+tap_test "brig job killed at each step: job --gc leaves nothing" t_kill_job
+tap_test "job --pool killed at each step of a claim: pool gc repairs, destroy leaves nothing" t_kill_claim
 tap_test "run -d failing at each step (EIO): one line, nothing left" t_fail_create
 tap_test "a seccomp cache write killed: a miss, its temporary file removed later" t_kill_cache_write
 tap_test "a truncated, empty or missing state.json: list, state, delete --force recover" t_store_crash
