@@ -23,6 +23,7 @@
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/mountinfo.h"
 #include "util/strbuf.h"
@@ -475,6 +476,7 @@ static int cgroupfs_create(const struct brig_linux *lx, const char *id, struct b
 				mps[i] = mounts[k].mountpoint;
 	if (cg->record && record_dirs(cg, mps, err) < 0)
 		goto out;
+	brig_fault("cgroup.recorded");
 	for (size_t i = 0; i < cg->n; i++)
 		if (brig_cg_make_dir(&cg->h[i], mps[i], err) < 0)
 			goto fail;

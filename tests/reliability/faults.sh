@@ -266,6 +266,10 @@ t_kill_job() {
 	diag "job: $(wc -l <<<"$steps") steps: $(tr '\n' ' ' <<<"$steps")"
 	for s in $steps; do
 		bf "$s:kill" job --rootfs "$BUNDLE_TPL/rootfs" -- true
+		# the init of a brig killed before GO exits by itself, holding
+		# the job's lock (a copy of brig's fds) until then; gc takes
+		# only what nobody holds
+		wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
 		b job --gc
 		[ "$rc" -eq 0 ] || fail "job --gc after a job killed at $s: status $rc: $(_show "$err")"
 		wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
