@@ -110,6 +110,14 @@ cleanup_after() {
 	left "$what, the id again"
 }
 
+# mkpool NAME SIZE: a pool of SIZE on the file's rootfs, destroyed when
+# the test ends (bounded: a destroy that hangs must not hang the file).
+mkpool() {
+	b pool create "$1" --size "$2" --rootfs "$BUNDLE_TPL/rootfs"
+	assert_rc 0 || return 1
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy "$1"
+}
+
 # one_line WHAT: $err is one `brig: ` line.
 one_line() {
 	[ "$(nlines "$err")" -eq 1 ] && [[ "$err" == "brig: "* ]] ||
@@ -283,9 +291,7 @@ t_kill_job() {
 t_kill_claim() {
 	local steps s
 	faults || return
-	b pool create P --size 2 --rootfs "$BUNDLE_TPL/rootfs"
-	assert_rc 0 || return
-	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
+	mkpool P 2 || return
 	steps=$(steps_of job --pool P -- true) || return
 	diag "job --pool: $(tr '\n' ' ' <<<"$steps")"
 	for s in $steps; do
@@ -419,9 +425,7 @@ t_disk_full() {
 t_slow_follower() {
 	local d fpid
 	faults || return
-	b pool create P --size 1 --rootfs "$BUNDLE_TPL/rootfs"
-	assert_rc 0 || return
-	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
+	mkpool P 1 || return
 	bf pool.follow:stop job --pool P -- true
 	assert_rc 0
 	fpid=$(pgrep -f "pool follow P P-" | head -n 1)
