@@ -545,7 +545,9 @@ int brig_signal_parse(const char *s)
 		if (!s[5])
 			return base;
 		n = strtol(s + 6, &end, 10);
-		if ((s[5] != '+' && s[5] != '-') || *end || n < 0)
+		/* bounded before the sum: RTMAX+<huge> must not overflow */
+		if ((s[5] != '+' && s[5] != '-') || end == s + 6 || *end || n < 0 ||
+		    n > SIGRTMAX - SIGRTMIN)
 			return -1;
 		n = s[5] == '+' ? base + n : base - n;
 		return (n < SIGRTMIN || n > SIGRTMAX) ? -1 : (int)n;
