@@ -402,9 +402,14 @@ void brig_job_dir_remove(int jobsfd, const char *name)
 	_cleanup_closedir_ DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
 	struct dirent *e;
 
-	while (d && (e = readdir(d)))
-		if (e->d_type == DT_REG)
+	while (d && (e = readdir(d))) {
+		struct stat st;
+
+		if (e->d_type == DT_REG ||
+		    (e->d_type == DT_UNKNOWN &&
+		     fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)))
 			unlinkat(fd, e->d_name, 0);
+	}
 	if (fd >= 0)
 		for (const char *const *m = (const char *const[]){ "rootfs", "lower", "w", NULL };
 		     *m; m++)
