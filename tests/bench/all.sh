@@ -1,0 +1,69 @@
+#!/bin/bash
+# tests/bench/all.sh: every figure of the start-up goals, in one command:
+#
+#   run.sh               brig, brig+seccomp (Podman-like profile, cached),
+#                        crun, runc and the floor, back to back, and the
+#                        peak RSS of a run
+#   run.sh IDLE=0.05     the same, each run after 50 ms idle
+#   conc.sh              runs/s from 1, 8 and 32 callers at once
+#   exec.sh              exec into a running container
+#   podman.sh            podman run --rm IMAGE true, with each runtime
+#   and whether a `true` container runs under a 1 MiB memory limit
+#
+# then the ratio lines of all of them together, against the goals.  It
+# prints, never asserts; compare ratios from one run only (the machine's
+# load moves every absolute figure).
+#
+#   sudo tests/bench/all.sh           RUNS=200 tests/bench/all.sh
+#
+# Environment: BRIG, RUNS (100; conc.sh 160, podman.sh 30), passed on.
+set -u
+export LC_ALL=C
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BRIG=${BRIG:-$SRC/brig}
+export BRIG
+D=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-all.XXXXXX") || exit 1
+trap 'rm -rf "$D"' EXIT
+
+section() {
+	local name=$1
+	shift
+	echo "==== $name"
+	"$@" 2>&1 | tee "$D/$name.out"
+	echo
+}
+
+section run bash "$SRC/tests/bench/run.sh"
+section run-idle env IDLE=0.05 bash "$SRC/tests/bench/run.sh"
+section conc env RUNS="${CONC_RUNS:-160}" bash "$SRC/tests/bench/conc.sh"
+section exec bash "$SRC/tests/bench/exec.sh"
+section podman env RUNS="${PODMAN_RUNS:-30}" bash "$SRC/tests/bench/podman.sh"
+
+# A `true` container under a 1 MiB memory limit (memory.limit_in_bytes),
+# in the private namespace run.sh uses.
+echo "==== 1 MiB"
+W=$(mktemp -d "$D/mem.XXXXXX")
+# shellcheck source=../lib/rootfs.sh
+. "$SRC/tests/lib/rootfs.sh"
+if brig_make_bundle "$W/b" >/dev/null && brig_bundle_edit "$W/b" '.process.terminal = false
+	| .process.args = ["true"] | .linux.resources.memory.limit = 1048576'; then
+	if "$BRIG" --root "$W/root" run --bundle "$W/b" mem1m >"$W/out" 2>&1; then
+		echo "a true container under a 1 MiB memory limit: runs" | tee "$D/mem.out"
+	else
+		echo "a true container under a 1 MiB memory limit: FAILS: $(tail -1 "$W/out")" | tee "$D/mem.out"
+	fi
+	"$BRIG" --root "$W/root" delete --force mem1m >/dev/null 2>&1
+fi
+echo
+
+echo "==== the ratios, against the goals"
+echo "back to back:        $(grep -h '^brig/crun\|^brig/floor' "$D/run.out" | tr '\n' ';')  goal <= 0.5x crun, <= 2x floor"
+echo "with seccomp:        $(grep -h '^brig+seccomp/crun' "$D/run.out" | tr '\n' ';')  goal <= 0.5x crun"
+echo "after 50 ms idle:    $(grep -h '^brig/crun' "$D/run-idle.out" | tr '\n' ';')  goal <= 0.3x crun"
+echo "concurrent:          $(grep -h 'callers: brig' "$D/conc.out" | tr '\n' ';')  goal >= 2x crun, >= 0.6x floor"
+echo "exec:                $(grep -h '^exec brig/crun' "$D/exec.out" | tr '\n' ';')  goal <= 0.5x crun"
+echo "peak RSS:            $(grep -h '^peak RSS brig/crun' "$D/run.out" | tr '\n' ';')  goal <= 0.5x crun"
+echo "1 MiB:               $(cat "$D/mem.out" 2>/dev/null)"
+echo "through Podman:      $(grep -h '^podman run' "$D/podman.out" | tr '\n' ';')"
+exit 0
