@@ -112,6 +112,7 @@ for t in "$@"; do
 
 	status=0
 	(cd "$tmp" && UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+		LSAN_OPTIONS=suppressions="$srcdir/tests/fuzz/lsan.supp" \
 		"./fuzz-$t" -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=65536 \
 		-detect_leaks=1 -dict="$srcdir/tests/fuzz/dict" -print_final_stats=1 \
 		-artifact_prefix="$tmp/artifacts-$t/" "corpus-$t") >"$tmp/fuzz-$t.log" 2>&1 ||
