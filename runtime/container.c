@@ -202,25 +202,21 @@ static int start_wait(const struct brig_state *s, int watch, struct brig_error *
 	return 0;
 }
 
+/* The run.brig.job.* annotations' watcher (watch.h), once it runs. */
+static int start_watch(const struct brig_context *ctx, const struct brig_state *s, int pidfd,
+                       struct brig_error *err)
+{
+	if (!brig_watch_wanted(s->annotations, s->n_annotations))
+		return 0;
+	return brig_watch_spawn(ctx->root, s->id, s->annotations, s->n_annotations, pidfd, s->pid,
+	                        err);
+}
+
 /*
  * start: the poststart hooks, once the process runs.  One that fails fails
  * the container (spec 1.3), which is killed and deleted, as runc and crun
  * do (its poststop hooks run): `state` then says it does not exist.
  */
-/* The run.brig.job.* annotations' watcher (watch.h), once it runs. */
-static int start_watch(const struct brig_context *ctx, const struct brig_state *s, int pidfd,
-                       struct brig_error *err)
-{
-	_cleanup_close_ int own = -1;
-
-	if (!brig_watch_wanted(s->annotations, s->n_annotations))
-		return 0;
-	if (pidfd < 0 && (pidfd = own = brig_open_init(s)) < 0)
-		return brig_error_setp(err, errno, "container \"%s\": its process", s->id);
-	return brig_watch_spawn(ctx->root, s->id, s->annotations, s->n_annotations, pidfd, s->pid,
-	                        err);
-}
-
 static int start_poststart(const struct brig_context *ctx, const struct brig_state *s, int pidfd,
                            struct brig_error *err)
 {
@@ -243,6 +239,7 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 	_cleanup_close_ int watch = -1;
 	_cleanup_close_ int pidfd = -1;
 	enum brig_status status;
+	bool pidfd_wanted;
 	int r = -1;
 
 	if (brig_container_ref_open(&c, ctx->root, id, BRIG_LOCK_EXCLUSIVE, err) < 0)
@@ -271,8 +268,11 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		               id);
 		goto out;
 	}
-	if (watch < 0 ||
-	    (brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART) && (pidfd = brig_open_init(s)) < 0)) {
+	/* the init's pidfd before it may run: a process that ends at once
+	 * may be reaped by its parent (an engine) before start is done */
+	pidfd_wanted = brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART) ||
+	               brig_watch_wanted(s->annotations, s->n_annotations);
+	if (watch < 0 || (pidfd_wanted && (pidfd = brig_open_init(s)) < 0)) {
 		brig_error_setp(err, errno, "start container \"%s\"", id);
 		goto out;
 	}
@@ -293,7 +293,7 @@ int brig_container_start(const struct brig_context *ctx, const char *id, struct 
 		r = start_wait(s, watch, err);
 		brig_phase("execve");
 		brig_fault("start.execve");
-		if (r == 0 && pidfd >= 0)
+		if (r == 0 && brig_hooks_has(&s->hooks, BRIG_HOOK_POSTSTART))
 			r = start_poststart(ctx, s, pidfd, err);
 		if (r == 0)
 			r = start_watch(ctx, s, pidfd, err);

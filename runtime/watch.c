@@ -59,6 +59,9 @@ int brig_watch_check(const struct brig_kv *ann, size_t n, struct brig_error *err
 	return 0;
 }
 
+/* How soon a kill at the deadline that failed is tried again. */
+#define KILL_RETRY_MS 100
+
 static uint64_t now_ms(void)
 {
 	struct timespec t;
@@ -96,20 +99,25 @@ static __attribute__((noreturn)) void watch(const char *root, const char *id, in
 	struct pollfd p = { .fd = pidfd, .events = POLLIN };
 	int status;
 
-	while (p.fd >= 0) {
+	for (bool killed = false;;) {
 		uint64_t now = now_ms();
-		int wait = -1;
+		int wait = -1, n;
 
-		if (timeout_ms && !r.timed_out) {
+		if (timeout_ms && !killed) {
 			if (now >= t0 + timeout_ms) {
+				/* again a little later when it failed (the
+				 * state locked by a delete that then fails,
+				 * say): the deadline holds until the end */
 				r.timed_out = true;
-				brig_container_kill(&ctx, id, SIGKILL, true, &e);
+				killed = brig_container_kill(&ctx, id, SIGKILL, true, &e) == 0;
 				brig_error_release(&e);
-				continue;
+				wait = killed ? -1 : KILL_RETRY_MS;
+			} else {
+				wait = (int)(t0 + timeout_ms - now);
 			}
-			wait = (int)(t0 + timeout_ms - now);
 		}
-		if (poll(&p, 1, wait) > 0)
+		n = poll(&p, 1, wait);
+		if (n > 0 || (n < 0 && errno != EINTR))
 			break;
 	}
 	r.wall_ms = now_ms() - t0;

@@ -103,6 +103,16 @@ show_tail() {
 	echo "----"
 }
 
+# show_failures FILE...: each "not ok" line of the TAP output in FILE
+# with the diagnostics that follow it (12 lines at most each, 80 in all):
+# what CI's summary shows of a failure, so that it can be told apart from
+# another without the logs.
+show_failures() {
+	awk '/^not ok/ { n = 12; print; next }
+		n > 0 && /^# / && !/^# scenario  / { n--; print; next }
+		{ n = 0 }' "$@" 2>/dev/null | head -n 80 | sed 's/^/    /'
+}
+
 # show_errors FILE: the compiler's and make's error lines of a build log
 # (the end of the log when there are none).
 show_errors() {
@@ -226,6 +236,7 @@ build_and_check() {
 		# The names of what failed, then where the details are.
 		grep -E '^(FAIL|XPASS|ERROR): ' check.log | sed 's/^/    /' | head -50
 		if [ -f test-suite.log ]; then
+			show_failures test-suite.log
 			say "[$name] details: $dir/test-suite.log"
 		else
 			show_tail check.log
@@ -301,7 +312,8 @@ run_vm() {
 	failed_before=$FAILED
 	record_scripts vm "$results" "${#scripts[@]}" "$dir/vm.log"
 	if [ "$rc" -ne 0 ]; then
-		grep -E '^(not ok|vm: )' "$dir/vm.log" | sed 's/^/    /' | head -50
+		grep -E '^vm: ' "$dir/vm.log" | sed 's/^/    /' | head -20
+		show_failures "$dir/vm.log"
 		# run.sh failed with every count green (the guest died between
 		# scripts, say): that is a failure too.
 		[ "$FAILED" -eq "$failed_before" ] &&
@@ -324,7 +336,8 @@ run_e2e() {
 	rc=$?
 	failed_before=$FAILED
 	record_scripts e2e "$results" "${#scripts[@]}" "$dir/e2e.log"
-	grep -E '^(not ok|Bail out!)' "$dir/e2e.log" | sed 's/^/    /' | head -50
+	grep -E '^Bail out!' "$dir/e2e.log" | sed 's/^/    /' | head -20
+	show_failures "$dir/e2e.log"
 	# the side-by-side tables
 	grep -E '^# (e2e: |scenario |[^#].*  (pass|FAIL|skip|none) +(pass|FAIL|skip|none) *$)' \
 		"$dir/e2e.log" | sed 's/^# /    /'

@@ -65,11 +65,13 @@ steps_of() {
 	awk '!seen[$0]++' "$T/steps"
 }
 
-# bundle [JQ-FILTER]: the file's bundle in $T/b, its process `sleep 1000`
-# (and the filter applied).
+# bundle [JQ-FILTER [JQ-ARGS...]]: the file's bundle in $T/b, its process
+# `sleep 1000` (and the filter applied).
 bundle() {
+	local filter=${1:-}
+	[ $# -eq 0 ] || shift
 	[ -d "$T/b" ] || cp -a "$BUNDLE_TPL" "$T/b"
-	brig_bundle_edit "$T/b" '.process.args = ["sleep", "1000"]'"${1:+ | $1}"
+	brig_bundle_edit "$T/b" '.process.args = ["sleep", "1000"]'"${filter:+ | $filter}" "$@"
 }
 
 # left WHAT: fail with what is left of every container: processes, cgroup
@@ -445,6 +447,27 @@ t_slow_follower() {
 	left "pool destroy after a slow follower"
 }
 
+# A process that ends at once, and is reaped by its parent (an engine's
+# conmon; here the subreaper) before `brig start` spawned the watcher of
+# its run.brig.job.result annotation: start succeeds and the result says
+# how it exited.  Before, start failed with "its process: No such
+# process" (CI, podman.sh "run.brig.job.timeout and .result annotations").
+t_watch_reaped() {
+	faults || return
+	bundle '.process.args = ["sh", "-c", "exit 3"] |
+		.annotations["run.brig.job.result"] = $r' --arg r "$T/result.json" || return
+	b create -b "$T/b" c
+	assert_rc 0 || return
+	bf start.execve:sleep=300 start c
+	assert_eq "$rc:$err" "0:" "start of a process reaped before its watcher ran"
+	wait_for "$T/result.json" 50 || fail "no result written"
+	assert_eq "$(jq -r '.reason, .exit_code' "$T/result.json" 2>&1 | tr '\n' ' ')" "exited 3 " \
+		"the result of a process reaped before its watcher ran"
+	b delete --force c
+	assert_rc 0
+	left "a watched container reaped early"
+}
+
 tap_test "run -d killed at each step: delete --force leaves nothing, the id is free" t_kill_run
 tap_test "create, then start, killed at each step: delete --force leaves nothing" t_kill_create_start
 tap_test "a foreground run killed at each step: delete --force leaves nothing" t_kill_foreground
@@ -459,4 +482,5 @@ tap_test "a seccomp cache write killed: a miss, its temporary file removed later
 tap_test "a truncated, empty or missing state.json: list, state, delete --force recover" t_store_crash
 tap_test "a full --root: create and run fail with one line, nothing left" t_disk_full
 tap_test "pool destroy waits for a claim's follower that has not run yet" t_slow_follower
+tap_test "a watched process reaped before start spawned its watcher: start succeeds" t_watch_reaped
 tap_done
