@@ -104,13 +104,18 @@ show_tail() {
 }
 
 # show_failures FILE...: each "not ok" line of the TAP output in FILE
-# with the diagnostics that follow it (12 lines at most each, 80 in all):
-# what CI's summary shows of a failure, so that it can be told apart from
-# another without the logs.
+# with the diagnostics around it (a test's come before its line, an e2e
+# scenario's after it; 12 lines at most each side, 80 in all): what CI's
+# summary shows of a failure, so that it can be told apart from another
+# without the logs.
 show_failures() {
-	awk '/^not ok/ { n = 12; print; next }
-		n > 0 && /^# / && !/^# scenario  / { n--; print; next }
-		{ n = 0 }' "$@" 2>/dev/null | head -n 80 | sed 's/^/    /'
+	awk '/^# / && !/^# scenario  / {
+			if (n > 0) { n--; print; next }
+			if (k == 12) { for (i = 1; i < k; i++) b[i] = b[i + 1]; k-- }
+			b[++k] = $0; next
+		}
+		/^not ok/ { for (i = 1; i <= k; i++) print b[i]; k = 0; n = 12; print; next }
+		{ k = 0; n = 0 }' "$@" 2>/dev/null | head -n 80 | sed 's/^/    /'
 }
 
 # show_errors FILE: the compiler's and make's error lines of a build log
