@@ -22,6 +22,10 @@ struct brig_create_opts {
 	unsigned int preserve_fds;
 	bool no_pivot;
 	bool no_new_keyring;
+	/* re-execute brig from a read-only mount of its binary once the
+	 * config is read, unless its user namespace keeps the container
+	 * from the binary (linux/selfexe.h) */
+	bool protect_exe;
 	/* run only */
 	bool run; /* create and start in one go */
 	bool detach;

@@ -67,11 +67,6 @@ extern const size_t brig_n_global_options;
 /* --preserve-fds N (create, run, exec). */
 int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_error *err);
 
-/* Whether brig job, as @a asks, runs from a read-only mount of brig's
- * binary from the start (linux/selfexe.h): not --gc, and not --pool, which
- * enters no container when its pool has a sandbox waiting and re-executes
- * itself when it has none (job/job.c). */
-bool brig_cmd_job_protected(const struct brig_args *a);
 /* Whether brig pool, as @a asks, does: not pool follow, which makes no
  * container (the fill it starts does, and re-executes itself). */
 bool brig_cmd_pool_protected(const struct brig_args *a);

@@ -62,6 +62,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		.console_socket = a->vals[OPT_CONSOLE_SOCKET].str,
 		.no_pivot = a->vals[OPT_NO_PIVOT].b,
 		.no_new_keyring = a->vals[OPT_NO_NEW_KEYRING].b,
+		.protect_exe = true,
 	};
 
 	if (brig_id_validate(o.id, err) < 0 ||

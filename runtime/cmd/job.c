@@ -314,12 +314,6 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	return r;
 }
 
-bool brig_cmd_job_protected(const struct brig_args *a)
-{
-	return !brig_cmd_opt(options, ARRAY_SIZE(options), a, "gc")->b &&
-	       !brig_cmd_opt(options, ARRAY_SIZE(options), a, "pool")->str;
-}
-
 const struct brig_command brig_cmd_job = {
 	.name = "job",
 	.args_usage = "[--] <command> [<arg>...]",

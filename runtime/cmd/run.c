@@ -53,6 +53,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		.console_socket = a->vals[OPT_CONSOLE_SOCKET].str,
 		.no_pivot = a->vals[OPT_NO_PIVOT].b,
 		.no_new_keyring = a->vals[OPT_NO_NEW_KEYRING].b,
+		.protect_exe = true,
 		.run = true,
 		.detach = a->vals[OPT_DETACH].b,
 		.keep = a->vals[OPT_KEEP].b,

@@ -59,6 +59,9 @@ struct brig_job_root {
  * through is opened (the kernel mounts only on the caller's namespace's
  * mounts). */
 int brig_job_private_mounts(struct brig_error *err);
+/* Whether brig's binary is out of reach of every id range a job's user
+ * namespace may get (linux/selfexe.h): then no re-executed brig. */
+bool brig_job_ids_out_of_reach(void);
 /* Make and lock the job's directory and take a free id range. */
 int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const char *id,
                         struct brig_error *err);

@@ -808,6 +808,25 @@ int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
 	return brig_job_root_gc(ctx->root, reap_dead, (void *)ctx, err);
 }
 
+/*
+ * linux/selfexe.h: before it makes the container's processes, brig runs
+ * from a read-only mount of its binary, re-executed, unless the job's
+ * user namespace keeps the container from the binary (its ids are an
+ * unprivileged range of the host's).
+ */
+static int protect_exe(const struct brig_context *ctx, const struct brig_job_opts *o,
+                       struct brig_error *err)
+{
+	if (!ctx->argv)
+		return 0;
+	if (!o->no_userns && userns_available() && brig_job_ids_out_of_reach()) {
+		brig_debug("brig's binary is out of reach of the job's user namespace: not "
+		           "re-executed");
+		return 0;
+	}
+	return brig_selfexe_protect(ctx->argv, err);
+}
+
 int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, int *status,
                  struct brig_error *err)
 {
@@ -820,6 +839,8 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		return -1;
 	if (o->id && brig_id_validate(o->id, err) < 0)
 		return brig_error_wrap(err, "--id");
+	if (!o->pool && protect_exe(ctx, o, err) < 0)
+		return -1;
 	j.id = o->id ? brig_xstrdup(o->id) : new_id();
 	if (o->result_path && strcmp(o->result_path, "-") &&
 	    open_output("--result", o->result_path, &j.result_fd, err) < 0) {
@@ -842,9 +863,9 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 
 		if (hit < 0)
 			goto out;
-		/* a cold start makes the container's processes: from a read-only
-		 * brig, re-executed now (a claim makes none) */
-		if (!hit && ctx->argv && brig_selfexe_protect(ctx->argv, err) < 0)
+		/* a cold start makes the container's processes (a claim makes
+		 * none) */
+		if (!hit && protect_exe(ctx, o, err) < 0)
 			goto out;
 		j.pool = o->pool;
 		j.claimed = hit;

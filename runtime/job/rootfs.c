@@ -25,6 +25,7 @@
 #include "linux/copyup.h"
 #include "linux/idmap.h"
 #include "linux/resolve.h"
+#include "linux/selfexe.h"
 #include "linux/syscalls.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
@@ -68,19 +69,40 @@ static bool subid_range(const char *file, uint32_t *start, uint32_t *count)
  * state root, since every job's ids are the host's. */
 #define JOB_ID_LOCKS "/run/brig-job-ids"
 
+/* The ranges jobs take their ids from: @n of BRIG_JOB_IDS from @start,
+ * the same for uids and gids. */
+static void id_ranges(uint32_t *start, uint32_t *n)
+{
+	uint32_t us, uc, gs, gc;
+
+	*start = JOB_ID_BASE;
+	*n = JOB_ID_RANGES;
+	if (subid_range("/etc/subuid", &us, &uc) && subid_range("/etc/subgid", &gs, &gc) &&
+	    us == gs && uc >= BRIG_JOB_IDS) {
+		*start = us;
+		*n = (uc < gc ? uc : gc) / BRIG_JOB_IDS;
+	}
+}
+
+bool brig_job_ids_out_of_reach(void)
+{
+	struct brig_id_mapping all = { .host_id = 0, .size = 0 };
+	uint32_t n;
+
+	id_ranges(&all.host_id, &n);
+	all.size = n * BRIG_JOB_IDS;
+	return brig_selfexe_out_of_reach(&all, 1, &all, 1);
+}
+
 /* Lock one free range of ids, trying from one that depends on the pid so
  * that concurrent jobs rarely try the same lock first. */
 static int claim_ids(struct brig_job_root *r, struct brig_error *err)
 {
-	uint32_t start = JOB_ID_BASE, n = JOB_ID_RANGES, us, uc, gs, gc;
+	uint32_t start, n;
 	const char *locks = JOB_ID_LOCKS;
 	_cleanup_close_ int dirfd = -1;
 
-	if (subid_range("/etc/subuid", &us, &uc) && subid_range("/etc/subgid", &gs, &gc) &&
-	    us == gs && uc >= BRIG_JOB_IDS) {
-		start = us;
-		n = (uc < gc ? uc : gc) / BRIG_JOB_IDS;
-	}
+	id_ranges(&start, &n);
 	if (brig_mkdir_p(locks, 0700, err) < 0)
 		return -1;
 	dirfd = open(locks, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "linux/process.h"
 #include "linux/syscalls.h"
+#include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/log.h"
@@ -27,6 +30,32 @@ static bool on_readonly_mount(int fd)
 	struct statvfs sv;
 
 	return fstatvfs(fd, &sv) == 0 && (sv.f_flag & ST_RDONLY);
+}
+
+static bool mapped(const struct brig_id_mapping *ids, size_t n, uint64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (id >= ids[i].host_id && id - ids[i].host_id < ids[i].size)
+			return true;
+	return false;
+}
+
+bool brig_selfexe_out_of_reach(const struct brig_id_mapping *uids, size_t n_uids,
+                               const struct brig_id_mapping *gids, size_t n_gids)
+{
+	struct stat st;
+
+	/* the ids as the binary's mount shows them (an idmapped one's too) */
+	if (stat("/proc/self/exe", &st) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	if ((st.st_mode & S_IWOTH) || mapped(uids, n_uids, st.st_uid) ||
+	    ((st.st_mode & S_IWGRP) && mapped(gids, n_gids, st.st_gid)))
+		return false;
+	/* an ACL may let any id write it: then the re-execution, always */
+	if (getxattr("/proc/self/exe", "system.posix_acl_access", NULL, 0) >= 0 ||
+	    (errno != ENODATA && errno != ENOTSUP))
+		return false;
+	return true;
 }
 
 int brig_selfexe_protect(char **argv, struct brig_error *err)

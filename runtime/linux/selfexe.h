@@ -13,11 +13,31 @@
  * to a read-only mount, and opening it for writing fails with EROFS,
  * whatever the container's privileges.  runc 1.1.12 does the same with
  * its "bindfd"; crun copies itself into a sealed memfd.
+ *
+ * A container whose user namespace maps neither the binary's owner nor,
+ * when it is group-writable, its group (and whose binary is not writable
+ * by others and has no ACL) cannot write it whatever path leads there:
+ * its processes have only the mapped ids and no capability outside their
+ * namespace (and CAP_DAC_OVERRIDE inside it does not cover an inode whose
+ * owner is not mapped).  Such a container needs no re-execution: brig job
+ * and a bundle with a user namespace of its own save an exec of brig.
  */
 #ifndef BRIG_LINUX_SELFEXE_H
 #define BRIG_LINUX_SELFEXE_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct brig_error;
+struct brig_id_mapping;
+
+/*
+ * Whether no process that has only the host ids a user namespace maps
+ * (@uids, @gids: their host_id and size) could open brig's binary for
+ * writing or change its mode: see above.  False when it cannot tell.
+ */
+bool brig_selfexe_out_of_reach(const struct brig_id_mapping *uids, size_t n_uids,
+                               const struct brig_id_mapping *gids, size_t n_gids);
 
 /*
  * Re-execute with @argv from a read-only mount of the binary, unless it is
