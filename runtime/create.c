@@ -335,10 +335,9 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		ca.cgroup = (uint64_t)cgfd;
 	}
 
-	/* the v1 hierarchies: the init enters them itself, first thing,
-	 * when it has brig's credentials (cgroup/cgroup.h says why) */
-	if (!j->ns.is_new[BRIG_NS_USER] && j->ns.join_fd[BRIG_NS_USER] < 0 &&
-	    brig_cgroup_open_tasks(&j->cg, NULL, err) < 0)
+	/* the v1 hierarchies: the init enters them itself, first thing
+	 * (cgroup/cgroup.h says why), in a user namespace too */
+	if (brig_cgroup_open_tasks(&j->cg, NULL, err) < 0)
 		return -1;
 	args.cg = &j->cg;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, j->sock) < 0)

@@ -24,7 +24,7 @@ struct brig_init_args {
 	const struct brig_ns_plan *ns;
 	const struct brig_process_plan *plan;
 	const struct brig_seccomp_prog *seccomp; /* NULL: no filter */
-	const struct brig_cgroup *cg;            /* the init enters its tasks fds */
+	struct brig_cgroup *cg;                  /* the init enters its tasks fds */
 	const char *id;
 	const char *bundle;        /* absolute */
 	struct brig_rootfs rootfs; /* where, and how it is entered */

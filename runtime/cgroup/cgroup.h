@@ -151,14 +151,17 @@ static inline int brig_cgroup_clone_fd(const struct brig_cgroup *cg)
  * can enter them itself with brig_cgroup_enter_self.  A process
  * that moves itself by writing "0" there skips the kernel's global
  * threadgroup lock, whose first writer after an idle spell waits for an
- * RCU grace period: 5-10 ms for a pid written into cgroup.procs, 50 us
- * this way.  Only for an init with brig's own credentials (no user
- * namespace); not for the systemd driver.
+ * RCU grace period: 5-15 ms for a pid written into cgroup.procs, 50 us
+ * this way.  An init in a user namespace of its own can do it too: the
+ * kernel lets a task move itself (and since 5.16 checks a v1 move against
+ * the credentials the file was opened with, brig's).  Not for the systemd
+ * driver.
  */
 int brig_cgroup_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err);
 /* In the new process, first thing: into each hierarchy opened above, the
- * freezer last. */
-int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err);
+ * freezer last; the fds are closed then (root's, they must never reach
+ * the container's processes). */
+int brig_cgroup_enter_self(struct brig_cgroup *cg, struct brig_error *err);
 /* After the clone, in brig: the fds are the new process's business now. */
 void brig_cgroup_close_tasks(struct brig_cgroup *cg);
 

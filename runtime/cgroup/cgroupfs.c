@@ -528,7 +528,7 @@ static int cgroupfs_open_tasks(struct brig_cgroup *cg, const char *sub, struct b
 	return 0;
 }
 
-int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
+int brig_cgroup_enter_self(struct brig_cgroup *cg, struct brig_error *err)
 {
 	/* the freezer last: a frozen cgroup (exec --ignore-paused) stops the
 	 * writer right there */
@@ -539,6 +539,11 @@ int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
 			    write(cg->tasks[i], "0", 1) != 1)
 				return brig_error_setp(err, errno, "enter cgroup \"%s\"",
 				                       cg->h[i].dir);
+	for (size_t i = 0; cg->tasks && i < cg->n; i++)
+		if (cg->tasks[i] >= 0) {
+			close(cg->tasks[i]);
+			cg->tasks[i] = -1;
+		}
 	return 0;
 }
 

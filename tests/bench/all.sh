@@ -58,12 +58,18 @@ fi
 echo
 
 echo "==== the ratios, against the goals"
-echo "back to back:        $(grep -h '^brig/crun\|^brig/floor' "$D/run.out" | tr '\n' ';')  goal <= 0.5x crun, <= 2x floor"
-echo "with seccomp:        $(grep -h '^brig+seccomp/crun' "$D/run.out" | tr '\n' ';')  goal <= 0.5x crun"
-echo "after 50 ms idle:    $(grep -h '^brig/crun' "$D/run-idle.out" | tr '\n' ';')  goal <= 0.3x crun"
-echo "concurrent:          $(grep -h 'callers: brig' "$D/conc.out" | tr '\n' ';')  goal >= 2x crun, >= 0.6x floor"
-echo "exec:                $(grep -h '^exec brig/crun' "$D/exec.out" | tr '\n' ';')  goal <= 0.5x crun"
-echo "peak RSS:            $(grep -h '^peak RSS brig/crun' "$D/run.out" | tr '\n' ';')  goal <= 0.5x crun"
-echo "1 MiB:               $(cat "$D/mem.out" 2>/dev/null)"
-echo "through Podman:      $(grep -h '^podman run' "$D/podman.out" | tr '\n' ';')"
+# ratios TITLE FILE PATTERN: the lines of FILE that match PATTERN, under
+# TITLE (with its goal)
+ratios() {
+	echo "$1"
+	grep -h "$3" "$D/$2" 2>/dev/null | sed 's/^ */    /'
+}
+ratios "back to back (goal: <= 0.5x crun, <= 2x floor)" run.out '^brig/crun\|^brig/floor'
+ratios "with seccomp (goal: <= 0.5x crun)" run.out '^brig+seccomp/crun'
+ratios "after 50 ms idle (goal: <= 0.3x crun)" run-idle.out '^brig/crun'
+ratios "concurrent (goal: >= 2x crun, >= 0.6x floor at 8 and 32 callers)" conc.out 'callers: brig'
+ratios "exec (goal: <= 0.5x crun)" exec.out '^exec brig/crun'
+ratios "peak RSS (goal: <= 0.5x crun)" run.out '^peak RSS brig/crun'
+ratios "1 MiB (goal: runs)" mem.out .
+ratios "through Podman" podman.out '^podman run'
 exit 0

@@ -142,6 +142,39 @@ t_basics() {
 	assert_empty_dir "$T/root"
 }
 
+# The init of a user namespace enters its v1 cgroups itself, as any init
+# does (a task may move itself, through the files brig opened: no pid
+# written by brig, whose first write after an idle spell waits for an RCU
+# grace period): it is in every cgroup of the container, in every
+# hierarchy, and no fd of those files reaches the container's process.
+t_cgroups() {
+	local pid line n=0
+	userns_bundle '.linux.cgroupsPath = "ucg"' sh -c 'ls /proc/self/fd | tr "\n" " "'
+	run_ctr c1
+	assert_rc 0
+	assert_eq "$out" "0 1 2 3 " "the fds of a process in the container (ls's own is 3)"
+	userns_bundle '.linux.cgroupsPath = "ucg"' sleep 1000
+	up c2 || return
+	pid=$(pid_of c2)
+	while IFS= read -r line; do
+		case $line in
+		0::*) ;;
+		*) n=$((n + 1)) ;;
+		esac
+		assert_match "$line" '/ucg$' "the init's cgroup (from the host)"
+	done <"/proc/$pid/cgroup"
+	[ "$n" -gt 0 ] || diag "no v1 hierarchy here"
+	assert_eq "$(ls "/proc/$pid/fd" | tr '\n' ' ')" "0 1 2 " "the fds of the init"
+	# nor while it is brig, created, waiting for start
+	brig_bundle_edit "$T/b" '.linux.cgroupsPath = "ucg3"' || return
+	delete_at_end c3
+	br create --bundle "$T/b" c3
+	assert_rc 0 || return
+	pid=$(pid_of c3)
+	assert_eq "$(find "/proc/$pid/fd" -mindepth 1 -exec readlink {} + | grep /sys/fs/cgroup)" "" \
+		"cgroup files open in the created init"
+}
+
 # The default devices cannot be made (mknod) in a user namespace: they are
 # the host's, bind-mounted; /proc and /sys are mounted (sysfs since the
 # network namespace is new too).
@@ -712,6 +745,7 @@ t_bind_source_unreachable() {
 
 tap_test "a user namespace: root inside is host 100000, its files, the init from the host" t_basics
 tap_test "a user namespace: a bind source its root cannot reach is mounted, as runc" t_bind_source_unreachable
+tap_test "a user namespace: the init enters every cgroup itself, no cgroup fd reaches it" t_cgroups
 tap_test "a user namespace: the default devices are bind-mounted, /proc and /sys mounted" t_devices_proc_sys
 tap_test "a partial mapping: process.user 1000 is hostID + offset; an unmapped user refused" t_partial_mapping
 tap_test "a user namespace without both mappings, or mappings without one, refused" t_refused
