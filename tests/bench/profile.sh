@@ -1,7 +1,7 @@
 #!/bin/bash
 # tests/bench/profile.sh: where brig's time goes, phase by phase.  Runs
-# `brig --debug run` of `true` and `brig --debug job --rootfs R -- true`
-# RUNS times each (and a pooled `job --pool P -- true` on a pool of 8,
+# `brig --debug run` of `true` (without and with a user namespace) and
+# `brig --debug job --rootfs R -- true` RUNS times each (and a pooled `job --pool P -- true` on a pool of 8,
 # refilled between runs) and prints, for each command, the median of the
 # total and of every phase of the "phases:" line brig logs with --debug
 # (runtime/util/phases.h): each phase's own time, in the order brig
@@ -38,6 +38,12 @@ BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundl
 jq '.process.terminal = false | .process.args = ["true"]' "$W/bundle/config.json" >"$W/c.json" &&
 	mv "$W/c.json" "$W/bundle/config.json" || die "cannot edit the bundle"
 chmod -R go+rX "$W/bundle"
+# the same with a user namespace of its own (ids 100000..)
+mkdir -p "$W/userns" && jq --arg r "$W/bundle/rootfs" '.root.path = $r
+	| .linux.namespaces += [{"type": "user"}]
+	| .linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]
+	| .linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]' \
+	"$W/bundle/config.json" >"$W/userns/config.json" || die "cannot write the userns bundle"
 
 printf 'profile: %s, %s CPUs, brig %s, %s runs each\n' "$(uname -r)" "$(nproc)" \
 	"$("$BRIG" --version | head -1 | sed 's/^brig version //')" "$RUNS"
@@ -53,6 +59,9 @@ unshare -m -p --fork --mount-proc bash -c '
 	}
 	for i in $(seq "$RUNS"); do
 		$P --debug run --bundle "$W/bundle" "p$i" 2>&1 >/dev/null | grep -o "phases: .*\"" >>"$W/run"
+	done
+	for i in $(seq "$RUNS"); do
+		$P --debug run --bundle "$W/userns" "u$i" 2>&1 >/dev/null | grep -o "phases: .*\"" >>"$W/userns.phases"
 	done
 	for i in $(seq "$RUNS"); do
 		$P --debug job --rootfs "$W/bundle/rootfs" -- true 2>&1 >/dev/null | grep -o "phases: .*\"" >>"$W/job"
@@ -76,9 +85,10 @@ median() {
 			for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
 			printf "  %-28s %8.3f ms\n", order[i], a[int((k + 1) / 2)] } }'
 }
-for f in run job pooled; do
+for f in run userns.phases job pooled; do
 	case $f in
 	run) echo "brig run (true), median of each phase:" ;;
+	userns.phases) echo "brig run (true) with a user namespace of its own (ids 100000..):" ;;
 	job) echo "brig job --rootfs R -- true:" ;;
 	pooled) echo "brig job --pool P -- true (a pool of 8, full before each run):" ;;
 	esac
