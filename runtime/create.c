@@ -603,28 +603,6 @@ static int plan_job(struct create_job *j, const struct brig_create_opts *o, bool
 	return brig_mempolicy_prepare(lx ? lx->memory_policy : NULL, &j->plan.mempolicy, err);
 }
 
-/*
- * linux/selfexe.h: brig re-executed from a read-only mount of its binary
- * before it makes anything, unless the container has a user namespace of
- * its own whose ids cannot write the binary.
- */
-static int protect_exe(const struct brig_context *ctx, const struct create_job *j,
-                       struct brig_error *err)
-{
-	const struct brig_linux *lx = j->bundle.config->linux;
-
-	if (!ctx->argv)
-		return 0;
-	if (j->ns.is_new[BRIG_NS_USER] && lx && lx->n_uid_mappings && lx->n_gid_mappings &&
-	    brig_selfexe_out_of_reach(lx->uid_mappings, lx->n_uid_mappings, lx->gid_mappings,
-	                              lx->n_gid_mappings)) {
-		brig_debug("brig's binary is out of reach of the container's user namespace: not "
-		           "re-executed");
-		return 0;
-	}
-	return brig_selfexe_protect(ctx->argv, err);
-}
-
 int brig_container_create(const struct brig_context *ctx, const struct brig_create_opts *o,
                           int *status, struct brig_error *err)
 {
@@ -649,7 +627,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		goto out;
 	if (plan_job(&j, o, foreground, err) < 0)
 		goto out;
-	if (o->protect_exe && protect_exe(ctx, &j, err) < 0)
+	/* linux/selfexe.h, before anything is made */
+	if (o->protect_exe && brig_selfexe_protect_for(ctx->argv, j.bundle.config->linux, err) < 0)
 		goto out;
 	brig_phase("plan");
 	/* connected first, as runc does: a wrong path fails before anything exists */

@@ -24,6 +24,7 @@
 #include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/procfs.h"
+#include "linux/selfexe.h"
 #include "linux/seccomp.h"
 #include "linux/selinux.h"
 #include "linux/syscalls.h"
@@ -677,7 +678,13 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	brig_listen_fds();
 	if (brig_fds_check(o->preserve_fds, err) < 0)
 		goto out;
-	if (load_container(&j, ctx, o, err) < 0 || build_process(&j, o, err) < 0)
+	if (load_container(&j, ctx, o, err) < 0)
+		goto out;
+	/* linux/selfexe.h, before anything is made (the lock goes with the
+	 * re-execution, which takes it again) */
+	if (o->protect_exe && brig_selfexe_protect_for(ctx->argv, j.cfg->linux, err) < 0)
+		goto out;
+	if (build_process(&j, o, err) < 0)
 		goto out;
 	brig_phase("plan");
 	lx = j.cfg->linux;

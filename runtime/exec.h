@@ -18,6 +18,10 @@ struct brig_error;
 
 struct brig_exec_opts {
 	const char *id;
+	/* re-execute brig from a read-only mount of its binary once the
+	 * container is known, unless its user namespace keeps its processes
+	 * from the binary (linux/selfexe.h) */
+	bool protect_exe;
 	const char *process_file; /* --process: a process.json, instead of... */
 	char **args;              /* ...the command, on top of the container's process */
 	int n_args;

@@ -74,6 +74,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	const struct brig_optval *v = a->vals;
 	struct brig_exec_opts o = {
 		.id = a->pos[0],
+		.protect_exe = true,
 		.process_file = v[OPT_PROCESS].set ? v[OPT_PROCESS].str : NULL,
 		.args = a->pos + 1,
 		.n_args = a->n_pos - 1,

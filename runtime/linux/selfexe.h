@@ -30,6 +30,7 @@
 
 struct brig_error;
 struct brig_id_mapping;
+struct brig_linux;
 
 /*
  * Whether no process that has only the host ids a user namespace maps
@@ -38,6 +39,13 @@ struct brig_id_mapping;
  */
 bool brig_selfexe_out_of_reach(const struct brig_id_mapping *uids, size_t n_uids,
                                const struct brig_id_mapping *gids, size_t n_gids);
+
+/*
+ * brig_selfexe_protect(@argv), unless the container of @lx has a user
+ * namespace of its own, made with the config's mappings, that is out of
+ * reach of the binary (create, run, exec).  Nothing when @argv is NULL.
+ */
+int brig_selfexe_protect_for(char **argv, const struct brig_linux *lx, struct brig_error *err);
 
 /*
  * Re-execute with @argv from a read-only mount of the binary, unless it is
