@@ -446,7 +446,8 @@ check_pidreuse() {
 	grep -q "^shim victim $p\$" <<<"$out" || fail "the shim's victim did not report pid $p"
 	grep -qx "victim alive" <<<"$out" || fail "the victim that took pid $p was signalled: $(grep -x 'victim .*' <<<"$out")"
 	grep -qx "other dead" <<<"$out" || fail "the container's other process was not signalled"
-	assert_eq "$(sed -n 's/^rc //p' <<<"$out")" 0 "exit status of the attacked command"
+	assert_eq "$(sed -n 's/^rc //p' <<<"$out")" 0 \
+		"exit status of the attacked command (its $(grep '^output ' <<<"$out"))"
 	assert_empty_dir "$T/root"
 }
 
