@@ -22,11 +22,13 @@ int brig_read_fd(int fd, const char *name, size_t max, char **out, size_t *len,
 	size_t alloc = 4096, used = 0;
 	struct stat st;
 
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+	/* a file's size, and room for the read that finds its end; the
+	 * kernel's files (proc, sysfs, cgroupfs) say 0: a page */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
 		if ((unsigned long long)st.st_size > max)
 			return brig_error_set(err, "%s: larger than the %zu MiB limit", name,
 			                      max >> 20);
-		alloc = (size_t)st.st_size + 1;
+		alloc = (size_t)st.st_size + 2;
 	}
 	buf = brig_xmalloc(alloc);
 	for (;;) {
