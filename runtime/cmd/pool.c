@@ -266,7 +266,8 @@ const struct brig_command brig_cmd_pool = {
 	    "\n"
 	    "   pool follow NAME [ID]: what brig job --pool starts in the background\n"
 	    "   after a claim (not for use by hand): once the claimer has gone, sandbox\n"
-	    "   ID is removed, and a pool fill --queue runs.\n"
+	    "   ID is removed, then those of claims whose brig and follower died, and\n"
+	    "   a pool fill --queue runs.\n"
 	    "\n"
 	    "   pool gc: sandboxes whose init died, half-made ones, claims whose brig\n"
 	    "   died, half-made pools; then each pool is filled back to its size, in\n"
@@ -276,7 +277,8 @@ const struct brig_command brig_cmd_pool = {
 	    "   any caller that can use the root. A job whose brig is killed dies at\n"
 	    "   once, with everything it left running (its init sees brig go); its\n"
 	    "   sandbox is removed by the claim's follower, or, when brig was killed\n"
-	    "   before it handed the job over, by the next claim or pool gc.",
+	    "   before it handed the job over, by the next claim's follower\n"
+	    "   or pool gc.",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 1,

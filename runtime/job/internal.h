@@ -152,7 +152,8 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
                      int hold);
 /* How long after a claim its replacement is started at the latest. */
 #define BRIG_POOL_REFILL_MS 50
-/* The members of claimers that died (a claim does this first). */
+/* The members of claimers that died with their followers (each follower
+ * does this once its own claimer has gone). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);
 /* job.c: make one member of @pool with @o's sandbox. */
 int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,

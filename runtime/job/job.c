@@ -855,9 +855,6 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (o->pool) {
 		int hit;
 
-		/* what a killed claimer left of its member, first */
-		brig_pool_gc_claims(ctx, o->pool);
-		brig_phase("pool gc");
 		hit = brig_pool_claim(ctx, o->pool, &j.claim, err);
 		brig_phase("claim");
 

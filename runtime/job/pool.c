@@ -24,7 +24,7 @@
  * namespace but the member's own.  A claim is an flock then a rename from
  * ready/ to claimed/: two claimers never get the same member, and one that
  * dies (with its follower) leaves an unlocked claimed/ entry that the next
- * claim or gc removes with its member.
+ * claim's follower, or gc, removes with its member.
  */
 #include "config.h"
 #include "job/internal.h"
@@ -441,7 +441,9 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
  *   - once the claimer is gone (end-of-file) it destroys the member: the
  *     job's processes have ended already, so this is the container's
  *     cgroup, state and entries, off the caller's time, and the last of
- *     the mount namespace (its unmounting) is the follower's;
+ *     the mount namespace (its unmounting) is the follower's; then the
+ *     members of claimers that died with their followers (unlocked
+ *     claimed/ entries), also off the caller's time;
  *   - after the claimer is gone or BRIG_POOL_REFILL_MS has passed,
  *     whichever comes first, it runs `brig pool fill --queue NAME`: making
  *     a member takes a CPU for milliseconds, which a short job must not
@@ -491,10 +493,12 @@ int brig_pool_follower(const struct brig_context *ctx, const char *name, const c
 			;
 		if (id)
 			member_destroy(ctx, name, id);
+		brig_pool_gc_claims(ctx, name);
 		return 0;
 	}
 	if (id)
 		member_destroy(ctx, name, id);
+	brig_pool_gc_claims(ctx, name);
 	close(FOLLOW_PIPE);
 	close(FOLLOW_HOLD);
 	fill_exec(ctx->root, name);

@@ -420,6 +420,28 @@ t_disk_full() {
 	assert_rc 0
 }
 
+# A claimer killed once its member is claimed, before it spawned the
+# follower that would remove it: no `pool gc`, the next claim's follower
+# removes that member (its init, cgroups and state go), off the next
+# job's time.
+t_next_claim_repairs() {
+	local id pid
+	faults || return
+	mkpool P 2 || return
+	bf pool.claimed:kill job --pool P -- true
+	id=$(ls "$T/root/pools/P/claimed")
+	[ "$(nlines "$id")" -eq 1 ] || fail "claimed after the killed claim: '$id'"
+	pid=$(jq -r .pid "$T/root/$id/state.json")
+	[ -n "$(find /sys/fs/cgroup -type d -name "$id")" ] || fail "no cgroup named $id before the next claim"
+	alive "$pid" || fail "the claimed member's init $pid is not alive before the next claim"
+	b job --pool P -- echo next
+	assert_eq "$rc:$out" "0:next" "the next claim (stderr: $(_show "$err"))"
+	wait_until 10 eval '[ -z "$(ls "$T/root/pools/P/claimed")" ] && [ ! -e "$T/root/$id" ]' ||
+		fail "10 s after the next claim: claimed '$(ls "$T/root/pools/P/claimed" | tr '\n' ' ')'"
+	wait_until 5 eval '! alive "$pid"' || fail "the killed claim's init $pid outlived the next claim"
+	assert_eq "$(find /sys/fs/cgroup -type d -name "$id")" "" "the killed claim's cgroups"
+}
+
 # A claim's follower that has not run yet when `pool destroy` comes: the
 # destroy waits for it (the claimer took its lock before it spawned it),
 # and when it goes on, nothing is left.  Before, the destroy returned and
@@ -477,6 +499,7 @@ tap_test "pause and resume killed at each step: resume brings the container back
 tap_test "update killed: the container runs on, the next update takes" t_kill_update
 tap_test "brig job killed at each step: job --gc leaves nothing" t_kill_job
 tap_test "job --pool killed at each step of a claim: pool gc repairs, destroy leaves nothing" t_kill_claim
+tap_test "a claimer killed before its follower ran: the next claim's follower removes the member" t_next_claim_repairs
 tap_test "run -d failing at each step (EIO): one line, nothing left" t_fail_create
 tap_test "a seccomp cache write killed: a miss, its temporary file removed later" t_kill_cache_write
 tap_test "a truncated, empty or missing state.json: list, state, delete --force recover" t_store_crash
