@@ -10,6 +10,7 @@
 
 struct brig_config;
 struct brig_error;
+struct brig_id_mapping;
 struct brig_job_opts;
 
 /* The ids of a job's user namespace: 0..BRIG_JOB_IDS-1 inside are
@@ -59,9 +60,9 @@ struct brig_job_root {
  * through is opened (the kernel mounts only on the caller's namespace's
  * mounts). */
 int brig_job_private_mounts(struct brig_error *err);
-/* Whether brig's binary is out of reach of every id range a job's user
- * namespace may get (linux/selfexe.h): then no re-executed brig. */
-bool brig_job_ids_out_of_reach(void);
+/* Every host id a job's user namespace may map (the id ranges jobs take
+ * theirs from), as one mapping: what linux/selfexe.h weighs. */
+void brig_job_id_span(struct brig_id_mapping *all);
 /* Make and lock the job's directory and take a free id range. */
 int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const char *id,
                         struct brig_error *err);

@@ -324,14 +324,17 @@ static int write_config(struct job *j, struct brig_error *err)
 }
 
 /* Whether this kernel gives brig user namespaces: built with them, and
- * not switched off (user.max_user_namespaces = 0). */
+ * not switched off (user.max_user_namespaces = 0); asked once a process. */
 static bool userns_available(void)
 {
+	static int ok = -1;
 	_cleanup_free_ char *max = NULL;
 	size_t len;
 	struct brig_error ignored = BRIG_ERROR_INIT;
-	bool ok = access("/proc/self/ns/user", F_OK) == 0;
 
+	if (ok >= 0)
+		return ok;
+	ok = access("/proc/self/ns/user", F_OK) == 0;
 	if (ok && brig_read_file(AT_FDCWD, "/proc/sys/user/max_user_namespaces", 64, &max, &len,
 	                         &ignored) == 0)
 		ok = strtoul(max, NULL, 10) > 0;
@@ -817,14 +820,12 @@ int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
 static int protect_exe(const struct brig_context *ctx, const struct brig_job_opts *o,
                        struct brig_error *err)
 {
-	if (!ctx->argv)
-		return 0;
-	if (!o->no_userns && userns_available() && brig_job_ids_out_of_reach()) {
-		brig_debug("brig's binary is out of reach of the job's user namespace: not "
-		           "re-executed");
-		return 0;
-	}
-	return brig_selfexe_protect(ctx->argv, err);
+	struct brig_id_mapping all;
+
+	if (o->no_userns || !userns_available())
+		return brig_selfexe_protect_ids(ctx->argv, NULL, 0, NULL, 0, err);
+	brig_job_id_span(&all);
+	return brig_selfexe_protect_ids(ctx->argv, &all, 1, &all, 1, err);
 }
 
 int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, int *status,

@@ -70,28 +70,30 @@ static bool subid_range(const char *file, uint32_t *start, uint32_t *count)
 #define JOB_ID_LOCKS "/run/brig-job-ids"
 
 /* The ranges jobs take their ids from: @n of BRIG_JOB_IDS from @start,
- * the same for uids and gids. */
+ * the same for uids and gids (read once a process). */
 static void id_ranges(uint32_t *start, uint32_t *n)
 {
+	static uint32_t s = JOB_ID_BASE, k = JOB_ID_RANGES;
+	static bool known;
 	uint32_t us, uc, gs, gc;
 
-	*start = JOB_ID_BASE;
-	*n = JOB_ID_RANGES;
-	if (subid_range("/etc/subuid", &us, &uc) && subid_range("/etc/subgid", &gs, &gc) &&
-	    us == gs && uc >= BRIG_JOB_IDS) {
-		*start = us;
-		*n = (uc < gc ? uc : gc) / BRIG_JOB_IDS;
+	if (!known && subid_range("/etc/subuid", &us, &uc) &&
+	    subid_range("/etc/subgid", &gs, &gc) && us == gs && uc >= BRIG_JOB_IDS) {
+		s = us;
+		k = (uc < gc ? uc : gc) / BRIG_JOB_IDS;
 	}
+	known = true;
+	*start = s;
+	*n = k;
 }
 
-bool brig_job_ids_out_of_reach(void)
+void brig_job_id_span(struct brig_id_mapping *all)
 {
-	struct brig_id_mapping all = { .host_id = 0, .size = 0 };
 	uint32_t n;
 
-	id_ranges(&all.host_id, &n);
-	all.size = n * BRIG_JOB_IDS;
-	return brig_selfexe_out_of_reach(&all, 1, &all, 1);
+	id_ranges(&all->host_id, &n);
+	all->container_id = 0;
+	all->size = n * BRIG_JOB_IDS;
 }
 
 /* Lock one free range of ids, trying from one that depends on the pid so

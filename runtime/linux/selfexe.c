@@ -58,23 +58,31 @@ bool brig_selfexe_out_of_reach(const struct brig_id_mapping *uids, size_t n_uids
 	return true;
 }
 
-int brig_selfexe_protect_for(char **argv, const struct brig_linux *lx, struct brig_error *err)
+int brig_selfexe_protect_ids(char **argv, const struct brig_id_mapping *uids, size_t n_uids,
+                             const struct brig_id_mapping *gids, size_t n_gids,
+                             struct brig_error *err)
 {
-	bool own = false;
-
 	if (!argv)
 		return 0;
-	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
-		if (lx->namespaces[i].type == BRIG_NS_USER)
-			own = !lx->namespaces[i].path;
-	if (own && lx->n_uid_mappings && lx->n_gid_mappings &&
-	    brig_selfexe_out_of_reach(lx->uid_mappings, lx->n_uid_mappings, lx->gid_mappings,
-	                              lx->n_gid_mappings)) {
+	if (n_uids && n_gids && brig_selfexe_out_of_reach(uids, n_uids, gids, n_gids)) {
 		brig_debug("brig's binary is out of reach of the container's user namespace: not "
 		           "re-executed");
 		return 0;
 	}
 	return brig_selfexe_protect(argv, err);
+}
+
+int brig_selfexe_protect_for(char **argv, const struct brig_linux *lx, struct brig_error *err)
+{
+	bool own = false;
+
+	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == BRIG_NS_USER)
+			own = !lx->namespaces[i].path;
+	if (!own)
+		return brig_selfexe_protect_ids(argv, NULL, 0, NULL, 0, err);
+	return brig_selfexe_protect_ids(argv, lx->uid_mappings, lx->n_uid_mappings,
+	                                lx->gid_mappings, lx->n_gid_mappings, err);
 }
 
 int brig_selfexe_protect(char **argv, struct brig_error *err)

@@ -41,9 +41,18 @@ bool brig_selfexe_out_of_reach(const struct brig_id_mapping *uids, size_t n_uids
                                const struct brig_id_mapping *gids, size_t n_gids);
 
 /*
- * brig_selfexe_protect(@argv), unless the container of @lx has a user
- * namespace of its own, made with the config's mappings, that is out of
- * reach of the binary (create, run, exec).  Nothing when @argv is NULL.
+ * brig_selfexe_protect(@argv), unless the container's processes will run
+ * in a user namespace of their own that maps only the host ids @uids and
+ * @gids, and those are out of reach of the binary (none given: no such
+ * namespace).  Nothing when @argv is NULL.
+ */
+int brig_selfexe_protect_ids(char **argv, const struct brig_id_mapping *uids, size_t n_uids,
+                             const struct brig_id_mapping *gids, size_t n_gids,
+                             struct brig_error *err);
+
+/*
+ * brig_selfexe_protect_ids() for the container of @lx: its mappings when
+ * it makes a user namespace of its own (create, run, exec).
  */
 int brig_selfexe_protect_for(char **argv, const struct brig_linux *lx, struct brig_error *err);
 
