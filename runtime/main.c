@@ -14,7 +14,6 @@
 
 #include "cmd/cmd.h"
 #include "linux/process.h"
-#include "linux/selfexe.h"
 #include "util/error.h"
 #include "util/log.h"
 #include "util/fault.h"
@@ -179,12 +178,10 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 	if (check_arg_count(cmd, a.n_pos, err) < 0)
 		goto out;
 	/* the commands that make processes in a container run from a
-	 * read-only mount of brig's binary (linux/selfexe.h); create, run,
-	 * exec and job decide once they know the container's user namespace */
+	 * read-only mount of brig's binary (linux/selfexe.h): create, run,
+	 * exec, job, pool create and pool fill re-execute with these once they
+	 * know the container's user namespace */
 	cli.ctx.argv = argv;
-	if (cmd == &brig_cmd_pool && brig_cmd_pool_protected(&a) &&
-	    brig_selfexe_protect(argv, err) < 0)
-		goto out;
 	brig_phases_command();
 	r = cmd->run(&cli, &a, err);
 	*status = cli.exit_status;

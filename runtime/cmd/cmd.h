@@ -67,10 +67,6 @@ extern const size_t brig_n_global_options;
 /* --preserve-fds N (create, run, exec). */
 int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_error *err);
 
-/* Whether brig pool, as @a asks, does: not pool follow, which makes no
- * container (the fill it starts does, and re-executes itself). */
-bool brig_cmd_pool_protected(const struct brig_args *a);
-
 /* For subcommands whose behaviour has not landed yet. */
 int brig_cmd_not_implemented(const char *name, struct brig_error *err);
 

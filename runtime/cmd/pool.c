@@ -229,11 +229,6 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 	                        sub);
 }
 
-bool brig_cmd_pool_protected(const struct brig_args *a)
-{
-	return a->n_pos < 1 || strcmp(a->pos[0], "follow");
-}
-
 const struct brig_command brig_cmd_pool = {
 	.name = "pool",
 	.args_usage = "create|list|fill|destroy|gc|follow [<name>] [<id>]",

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 struct brig_config;
+struct brig_context;
 struct brig_error;
 struct brig_id_mapping;
 struct brig_job_opts;
@@ -60,6 +61,15 @@ struct brig_job_root {
  * through is opened (the kernel mounts only on the caller's namespace's
  * mounts). */
 int brig_job_private_mounts(struct brig_error *err);
+/*
+ * linux/selfexe.h: before brig makes a job's or a pool member's processes
+ * it runs from a read-only mount of its binary, re-executed (@ctx's argv
+ * from the start: call it before anything is made), unless the job's user
+ * namespace keeps the container from the binary (its ids are an
+ * unprivileged range of the host's).
+ */
+int brig_job_protect_exe(const struct brig_context *ctx, const struct brig_job_opts *o,
+                         struct brig_error *err);
 /* Every host id a job's user namespace may map (the id ranges jobs take
  * theirs from), as one mapping: what linux/selfexe.h weighs. */
 void brig_job_id_span(struct brig_id_mapping *all);
@@ -98,7 +108,6 @@ int brig_job_root_gc(const char *state_root, void (*reap)(const char *id, void *
                      struct brig_error *err);
 
 /* job/pool.c, for job.c: a member's making, a claim, its end. */
-struct brig_context;
 int brig_pool_member_begin(const char *root, const char *name, char **id, int *lock,
                            struct brig_error *err);
 void brig_pool_member_abort(const char *root, const char *name, const char *id, int lock);

@@ -811,14 +811,8 @@ int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
 	return brig_job_root_gc(ctx->root, reap_dead, (void *)ctx, err);
 }
 
-/*
- * linux/selfexe.h: before it makes the container's processes, brig runs
- * from a read-only mount of its binary, re-executed, unless the job's
- * user namespace keeps the container from the binary (its ids are an
- * unprivileged range of the host's).
- */
-static int protect_exe(const struct brig_context *ctx, const struct brig_job_opts *o,
-                       struct brig_error *err)
+int brig_job_protect_exe(const struct brig_context *ctx, const struct brig_job_opts *o,
+                         struct brig_error *err)
 {
 	struct brig_id_mapping all;
 
@@ -840,7 +834,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		return -1;
 	if (o->id && brig_id_validate(o->id, err) < 0)
 		return brig_error_wrap(err, "--id");
-	if (!o->pool && protect_exe(ctx, o, err) < 0)
+	if (!o->pool && brig_job_protect_exe(ctx, o, err) < 0)
 		return -1;
 	j.id = o->id ? brig_xstrdup(o->id) : new_id();
 	if (o->result_path && strcmp(o->result_path, "-") &&
@@ -863,7 +857,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 			goto out;
 		/* a cold start makes the container's processes (a claim makes
 		 * none) */
-		if (!hit && protect_exe(ctx, o, err) < 0)
+		if (!hit && brig_job_protect_exe(ctx, o, err) < 0)
 			goto out;
 		j.pool = o->pool;
 		j.claimed = hit;

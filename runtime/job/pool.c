@@ -407,6 +407,8 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 	_cleanup_close_ int lock = -1, next = -1;
 	unsigned long size;
 
+	if (brig_job_protect_exe(ctx, o, err) < 0)
+		return -1;
 	if (queue) {
 		next = open(nextpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (next < 0)
@@ -591,7 +593,7 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
 	_cleanup_close_ int fd = -1;
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
-	if (brig_mkdir_p(pools, 0700, err) < 0)
+	if (brig_job_protect_exe(ctx, o, err) < 0 || brig_mkdir_p(pools, 0700, err) < 0)
 		return -1;
 	if (mkdir(dir, 0700) < 0)
 		return errno == EEXIST ? brig_error_sete(err, EEXIST, "pool \"%s\" exists", name)

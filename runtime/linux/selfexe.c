@@ -95,8 +95,11 @@ int brig_selfexe_protect(char **argv, struct brig_error *err)
 
 	unsetenv(GUARD);
 	exe = open("/proc/self/exe", O_PATH | O_CLOEXEC);
-	if (exe >= 0 && on_readonly_mount(exe))
+	if (exe >= 0 && on_readonly_mount(exe)) {
+		if (again)
+			brig_debug("re-executed from a read-only mount of brig's binary");
 		return 0;
+	}
 	if (again)
 		return brig_error_set(err, "brig's binary is still writable after re-executing "
 		                           "it from a read-only mount");
