@@ -32,6 +32,32 @@ static void handle_release(struct handle *h)
 	brig_container_ref_close(&h->c);
 }
 
+static enum brig_status status_of(const struct brig_state *s, const struct brig_cgroup *cg)
+{
+	enum brig_status status = brig_state_status(s);
+
+	if ((status == BRIG_STATUS_RUNNING || status == BRIG_STATUS_CREATED) &&
+	    brig_cgroup_frozen(cg))
+		return BRIG_STATUS_PAUSED;
+	return status;
+}
+
+enum brig_status brig_container_status(const struct brig_state *s)
+{
+	struct brig_cgroup cg = BRIG_CGROUP_INIT;
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	enum brig_status status;
+
+	/* (a cgroup that cannot be read back is not frozen by brig) */
+	if (brig_cgroup_from_state(s, &cg, &ignored) < 0)
+		status = brig_state_status(s);
+	else
+		status = status_of(s, &cg);
+	brig_cgroup_release(&cg);
+	brig_error_release(&ignored);
+	return status;
+}
+
 static int handle_open(struct handle *h, const struct brig_context *ctx, const char *id,
                        enum brig_lock lock, struct brig_error *err)
 {
@@ -39,12 +65,9 @@ static int handle_open(struct handle *h, const struct brig_context *ctx, const c
 	if (brig_container_ref_open(&h->c, ctx->root, id, lock, err) < 0 ||
 	    brig_cgroup_from_state(h->c.s, &h->cg, err) < 0)
 		return -1;
-	h->status = brig_state_status(h->c.s);
 	/* frozen by a pause that died before it saved the state: paused,
 	 * so that resume thaws it */
-	if ((h->status == BRIG_STATUS_RUNNING || h->status == BRIG_STATUS_CREATED) &&
-	    brig_cgroup_frozen(&h->cg))
-		h->status = BRIG_STATUS_PAUSED;
+	h->status = status_of(h->c.s, &h->cg);
 	return 0;
 }
 

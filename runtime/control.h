@@ -13,6 +13,15 @@
 struct brig_context;
 struct brig_error;
 struct brig_resources;
+struct brig_state;
+
+/*
+ * The status of the container of @s, as state, list, pause and resume see
+ * it: brig_state_status(), except that a running or created container
+ * whose cgroup is frozen is paused, as runc reads it from the freezer (a
+ * pause killed after it froze the cgroup, before it saved the state).
+ */
+enum brig_status brig_container_status(const struct brig_state *s);
 
 /* Freeze every process (running or created containers), and thaw. */
 int brig_container_pause(const struct brig_context *ctx, const char *id, struct brig_error *err);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "control.h"
 #include "state.h"
 #include "util/error.h"
 #include "util/jsonw.h"
@@ -131,7 +132,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		/* a container that vanishes or is half-created is skipped */
 		if (brig_store_lookup(&st, ids[i], BRIG_LOCK_SHARED, &e, &ignored) == 0 &&
 		    brig_entry_load(&e, &rows[n_rows].state, &ignored) == 0) {
-			rows[n_rows].status = brig_state_status(rows[n_rows].state);
+			rows[n_rows].status = brig_container_status(rows[n_rows].state);
 			n_rows++;
 		}
 		brig_entry_release(&e);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "control.h"
 #include "state.h"
 #include "util/error.h"
 
@@ -16,7 +17,7 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 
 	if (brig_container_ref_open(&c, cli->ctx.root, a->pos[0], BRIG_LOCK_SHARED, err) < 0)
 		goto out;
-	json = brig_state_to_oci_json(c.s, brig_state_status(c.s));
+	json = brig_state_to_oci_json(c.s, brig_container_status(c.s));
 	fputs(json, stdout);
 	free(json);
 	r = 0;

@@ -251,6 +251,32 @@ t_kill_pause_resume() {
 	cleanup_after "the container of the killed pauses and resumes" c
 }
 
+# A pause killed after it froze the cgroup, before it saved the state:
+# state and list say paused, as runc's (which read the freezer), not the
+# saved "running"; resume thaws it and both say running again.
+t_dead_pause_status() {
+	faults || return
+	bundle || return
+	b run -d -b "$T/b" c
+	assert_rc 0 || return
+	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	bf pause.frozen:kill pause c
+	assert_ne "$rc" 0 "pause killed at pause.frozen"
+	b state c
+	assert_eq "$(jq -r .status <<<"$out")" paused "state after the killed pause (stderr: $(_show "$err"))"
+	b list --format json
+	assert_eq "$(jq -r '.[] | select(.id == "c") | .status' <<<"$out")" paused "list after the killed pause"
+	b resume c
+	assert_rc 0
+	b state c
+	assert_eq "$(jq -r .status <<<"$out")" running "state after resume"
+	b list --format json
+	assert_eq "$(jq -r '.[] | select(.id == "c") | .status' <<<"$out")" running "list after resume"
+	run_cmd timeout 10 "$BRIG" --root "$T/root" exec c echo alive
+	assert_eq "$rc:$out" "0:alive" "exec after resume (stderr: $(_show "$err"))"
+	cleanup_after "the container of the killed pause" c
+}
+
 # update killed at its step: the container runs on, the next update
 # takes.
 t_kill_update() {
@@ -496,6 +522,7 @@ tap_test "a foreground run killed at each step: delete --force leaves nothing" t
 tap_test "exec killed at each step: the container runs on and takes execs" t_kill_exec
 tap_test "delete killed at each step: the next delete --force finishes" t_kill_delete
 tap_test "pause and resume killed at each step: resume brings the container back" t_kill_pause_resume
+tap_test "a pause killed after it froze: state and list say paused, resume thaws" t_dead_pause_status
 tap_test "update killed: the container runs on, the next update takes" t_kill_update
 tap_test "brig job killed at each step: job --gc leaves nothing" t_kill_job
 tap_test "job --pool killed at each step of a claim: pool gc repairs, destroy leaves nothing" t_kill_claim
