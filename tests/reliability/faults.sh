@@ -120,6 +120,23 @@ mkpool() {
 	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy "$1"
 }
 
+# running_c: the file's bundle running as container c, deleted (bounded)
+# when the test ends.
+running_c() {
+	bundle || return 1
+	b run -d -b "$T/b" c
+	assert_rc 0 || return 1
+	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+}
+
+# status_is WANT WHAT: state and list say container c is WANT.
+status_is() {
+	b state c
+	assert_eq "$(jq -r .status <<<"$out")" "$1" "state $2 (stderr: $(_show "$err"))"
+	b list --format json
+	assert_eq "$(jq -r '.[] | select(.id == "c") | .status' <<<"$out")" "$1" "list $2"
+}
+
 # one_line WHAT: $err is one `brig: ` line.
 one_line() {
 	[ "$(nlines "$err")" -eq 1 ] && [[ "$err" == "brig: "* ]] ||
@@ -186,10 +203,7 @@ t_kill_foreground() {
 t_kill_exec() {
 	local steps s
 	faults || return
-	bundle || return
-	b run -d -b "$T/b" c
-	assert_rc 0 || return
-	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	running_c || return
 	steps=$(steps_of exec c true) || return
 	# the exec'd process's own steps, which it cannot log (it has closed
 	# its fds and is in the container's root by then)
@@ -227,10 +241,7 @@ t_kill_delete() {
 t_kill_pause_resume() {
 	local steps s cmd
 	faults || return
-	bundle || return
-	b run -d -b "$T/b" c
-	assert_rc 0 || return
-	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	running_c || return
 	for cmd in pause resume; do
 		[ "$cmd" = resume ] && b pause c
 		steps=$(steps_of "$cmd" c) || return
@@ -256,22 +267,13 @@ t_kill_pause_resume() {
 # saved "running"; resume thaws it and both say running again.
 t_dead_pause_status() {
 	faults || return
-	bundle || return
-	b run -d -b "$T/b" c
-	assert_rc 0 || return
-	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	running_c || return
 	bf pause.frozen:kill pause c
 	assert_ne "$rc" 0 "pause killed at pause.frozen"
-	b state c
-	assert_eq "$(jq -r .status <<<"$out")" paused "state after the killed pause (stderr: $(_show "$err"))"
-	b list --format json
-	assert_eq "$(jq -r '.[] | select(.id == "c") | .status' <<<"$out")" paused "list after the killed pause"
+	status_is paused "after the killed pause"
 	b resume c
 	assert_rc 0
-	b state c
-	assert_eq "$(jq -r .status <<<"$out")" running "state after resume"
-	b list --format json
-	assert_eq "$(jq -r '.[] | select(.id == "c") | .status' <<<"$out")" running "list after resume"
+	status_is running "after resume"
 	run_cmd timeout 10 "$BRIG" --root "$T/root" exec c echo alive
 	assert_eq "$rc:$out" "0:alive" "exec after resume (stderr: $(_show "$err"))"
 	cleanup_after "the container of the killed pause" c
@@ -281,10 +283,7 @@ t_dead_pause_status() {
 # takes.
 t_kill_update() {
 	faults || return
-	bundle || return
-	b run -d -b "$T/b" c
-	assert_rc 0 || return
-	defer timeout 10 "$BRIG" --root "$T/root" delete --force c
+	running_c || return
 	bf update.applied:kill update --pids-limit 100 c
 	assert_ne "$rc" 0 "update killed at update.applied"
 	b update --pids-limit 200 c
