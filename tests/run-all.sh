@@ -13,6 +13,8 @@
 # 4. after the release build's check, the "vm" layer: the scripts listed in
 #    tests/vm/TESTS run again with the release build inside a qemu guest
 #    with pure cgroup v2 (tests/vm/run.sh; SKIP when no guest can run here);
+#    the "vm-systemd" layer: tests/vm/TESTS-systemd in a guest whose PID 1
+#    is systemd (the systemd cgroup driver against a real systemd);
 #    then the "e2e" layer: Podman and containerd (ctr and the CRI) driving
 #    the release build, each scenario also with runc (tests/e2e/run.sh);
 # 5. runs `make lint` (clang-format check + shellcheck + cppcheck);
@@ -31,7 +33,8 @@
 #
 # Exit status: 0 when every layer passed, 1 otherwise.  Logs stay in
 # build-*/{configure,make,check,lint}.log and build-*/test-suite.log; the vm
-# layer's in build-release/vm.log and build-release/tests/vm-results/.
+# layers' in build-release/vm.log and build-release/tests/vm-results/ (and
+# vm-systemd.log, tests/vm-systemd-results/).
 
 set -uo pipefail
 
@@ -45,7 +48,8 @@ APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
 	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format shellcheck valgrind
 	qemu-system-x86 linux-image-amd64 uidmap man-db groff-base zsh bash-completion
-	podman conmon catatonit containerd python3-grpcio python3-protobuf protobuf-compiler numactl"
+	podman conmon catatonit containerd python3-grpcio python3-protobuf protobuf-compiler numactl
+	systemd dbus"
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
@@ -292,37 +296,41 @@ record_scripts() {
 	fi
 }
 
-# The "vm" layer: the scripts of tests/vm/TESTS (one path per line, from
-# the top of the source tree), run by tests/vm/run.sh with the release build
-# in a qemu guest with pure cgroup v2.  Counted from the TAP logs it leaves
-# (NAME.log, exit status in NAME.rc), plus one failure per script that did
-# not end well: exited non-zero, printed no plan or not as many results as
-# planned, or never ran (no log, or an empty one).
+# The "vm" layers: the scripts of a list (one path per line, from the top
+# of the source tree), run by tests/vm/run.sh with the release build in a
+# qemu guest with pure cgroup v2: "vm" runs tests/vm/TESTS in the guest
+# whose PID 1 is a shell, "vm-systemd" tests/vm/TESTS-systemd in the one
+# whose PID 1 is systemd.  Counted from the TAP logs it leaves (NAME.log,
+# exit status in NAME.rc), plus one failure per script that did not end
+# well: exited non-zero, printed no plan or not as many results as planned,
+# or never ran (no log, or an empty one).
+# run_vm LAYER LIST INIT
 run_vm() {
-	local dir="$SRC/build-release" results="$SRC/build-release/tests/vm-results"
-	local scripts=() rc reason failed_before
+	local layer=$1 list=$2 init=$3
+	local dir="$SRC/build-release" results="$SRC/build-release/tests/$layer-results"
+	local log="$SRC/build-release/$layer.log" scripts=() rc reason failed_before
 	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
-		record release vm SKIP 0 0 1 "no release build"
+		record release "$layer" SKIP 0 0 1 "no release build"
 		return
 	fi
-	mapfile -t scripts < <(grep -vE '^[[:space:]]*(#|$)' "$SRC/tests/vm/TESTS")
-	say "[vm] tests/vm/run.sh: ${#scripts[@]} script(s) in a qemu guest (pure cgroup v2)"
-	(cd "$SRC" && BRIG_VM_RESULTS=$results bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$dir/vm.log" 2>&1
+	mapfile -t scripts < <(grep -vE '^[[:space:]]*(#|$)' "$SRC/$list")
+	say "[$layer] tests/vm/run.sh: ${#scripts[@]} script(s) in a qemu guest (pure cgroup v2, PID 1 $init)"
+	(cd "$SRC" && BRIG_VM_RESULTS=$results BRIG_VM_INIT=$init bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 77 ]; then
-		reason=$(sed -n 's/^vm: cannot run the guest: //p' "$dir/vm.log" | tail -n 1)
-		record release vm SKIP 0 0 1 "${reason:-no guest here: see $dir/vm.log}"
+		reason=$(sed -n 's/^vm: cannot run the guest: //p' "$log" | tail -n 1)
+		record release "$layer" SKIP 0 0 1 "${reason:-no guest here: see $log}"
 		return
 	fi
 	failed_before=$FAILED
-	record_scripts vm "$results" "${#scripts[@]}" "$dir/vm.log"
+	record_scripts "$layer" "$results" "${#scripts[@]}" "$log"
 	if [ "$rc" -ne 0 ]; then
-		grep -E '^vm: ' "$dir/vm.log" | sed 's/^/    /' | head -20
-		show_failures "$dir/vm.log"
+		grep -E '^vm: ' "$log" | sed 's/^/    /' | head -20
+		show_failures "$log"
 		# run.sh failed with every count green (the guest died between
 		# scripts, say): that is a failure too.
 		[ "$FAILED" -eq "$failed_before" ] &&
-			record release vm FAIL 0 1 0 "tests/vm/run.sh exited $rc: $dir/vm.log"
+			record release "$layer" FAIL 0 1 0 "tests/vm/run.sh exited $rc: $log"
 	fi
 }
 
@@ -371,7 +379,8 @@ trap 'write_totals' EXIT
 install_deps
 prepare_tree
 build_and_check release "$FUZZ_SECONDS_RELEASE"
-run_vm
+run_vm vm tests/vm/TESTS shell
+run_vm vm-systemd tests/vm/TESTS-systemd systemd
 run_e2e
 build_and_check asan 0 --enable-sanitizers --enable-fault-injection
 run_lint

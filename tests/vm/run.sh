@@ -35,6 +35,11 @@
 #   BRIG_VM_KERNEL   kernel version to boot (default: the newest one in /boot
 #                    with its modules in /lib/modules)
 #   BRIG_VM_MEM      guest memory in MiB (default 1024)
+#   BRIG_VM_INIT     shell (default): a shell is the guest's PID 1, every
+#                    cgroup v2 controller enabled at the root; systemd:
+#                    systemd is PID 1 with a D-Bus system bus (the units in
+#                    tests/vm/systemd/; about 10 s more to boot under TCG),
+#                    and the tests run in its brig-vm-run.service
 #   BRIG_VM_DEBUG=1  print the guest console when done
 #   TAP_TIMEOUT, BRIG_BUSYBOX  passed on to the tests when set
 #
@@ -71,6 +76,8 @@ RESULTS=${BRIG_VM_RESULTS:-$BUILD/tests/vm-results}
 TIMEOUT=${BRIG_VM_TIMEOUT:-1200}
 CACHE=${BRIG_VM_CACHE:-/var/tmp/brig-vm-cache}
 MEM=${BRIG_VM_MEM:-1024}
+INIT=${BRIG_VM_INIT:-shell}
+case $INIT in shell | systemd) ;; *) fail "BRIG_VM_INIT=$INIT: expected shell or systemd" ;; esac
 
 # ------------------------------------------------------------ can we run?
 
@@ -89,6 +96,11 @@ fi
 KIMG=/boot/vmlinuz-$KVER
 MODDIR=/lib/modules/$KVER
 [ -f "$MODDIR/modules.dep" ] || cannot_run "no modules for $KVER in $MODDIR"
+
+if [ "$INIT" = systemd ]; then
+	[ -x /lib/systemd/systemd ] || cannot_run "no /lib/systemd/systemd (apt-get install systemd)"
+	command -v dbus-daemon >/dev/null || cannot_run "no dbus-daemon (apt-get install dbus)"
+fi
 
 # shellcheck source=../lib/rootfs.sh
 . "$SRC/tests/lib/rootfs.sh"
@@ -283,6 +295,21 @@ cp "$HERE/guest.sh" "$SHARE/guest.sh"
 	printf 'LABELS=(%s)\n' "$(printf '%q ' "${LABELS[@]}")"
 	printf 'NAMES=(%s)\n' "$(printf '%q ' "${NAMES[@]}")"
 } >"$SHARE/config"
+# The systemd guest's /etc additions (tests/vm/init copies etc/ over its
+# /etc): the target it boots into, the tests' unit, and /dev/null links
+# that mask units and every generator.
+if [ "$INIT" = systemd ]; then
+	sd=$SHARE/etc/systemd
+	mkdir -p "$sd/system" "$sd/system-generators" || fail "cannot write the guest's units"
+	cp "$HERE/systemd/brig-vm.target" "$HERE/systemd/brig-vm-run.service" "$sd/system/" &&
+		cp "$HERE/systemd/unit.sh" "$SHARE/unit.sh" || fail "cannot copy the guest's units"
+	grep -vE '^[[:space:]]*(#|$)' "$HERE/systemd/masks" | while read -r u; do
+		ln -s /dev/null "$sd/system/$u"
+	done
+	for g in /lib/systemd/system-generators/*; do
+		[ -e "$g" ] && ln -s /dev/null "$sd/system-generators/${g##*/}"
+	done
+fi
 # The paths the guest must see, in case /tmp or /run hides them.
 printf '%s\n' "$SRC" "$BUILD" "${SCRIPTS[@]%/*}" | sort -u >"$SHARE/keep"
 
@@ -307,8 +334,12 @@ APPEND="console=ttyS0 quiet loglevel=3 panic=-1 rdinit=/init cgroup_no_v1=all"
 # Faster under emulation: no crypto self-tests, no mitigations, trust the
 # TSC and the CPU's RNG, one serial port to probe.
 APPEND="$APPEND cryptomgr.notests mitigations=off tsc=reliable random.trust_cpu=on 8250.nr_uarts=1"
+if [ "$INIT" = systemd ]; then
+	APPEND="$APPEND brig_vm_init=systemd systemd.unit=brig-vm.target systemd.hostname=brig-vm"
+	APPEND="$APPEND systemd.show_status=0 systemd.log_target=console systemd.log_level=warning"
+fi
 
-say "booting $KVER ($(basename "$VMLINUX"), ${ACCEL[1]%%,*}, ${MEM} MiB) for ${#SCRIPTS[@]} script(s), timeout ${TIMEOUT}s"
+say "booting $KVER ($(basename "$VMLINUX"), ${ACCEL[1]%%,*}, ${MEM} MiB, PID 1 $INIT) for ${#SCRIPTS[@]} script(s), timeout ${TIMEOUT}s"
 T0=$(date +%s)
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -no-user-config -nographic -no-reboot \
