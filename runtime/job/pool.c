@@ -398,8 +398,8 @@ void brig_pool_gc_claims(const struct brig_context *ctx, const char *name)
  * has nothing to do that the waiting one, which counts after it, will not
  * do; so a stream of claims that outruns the fills does not pile fills up.
  */
-int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
-                   bool queue, struct brig_error *err)
+static int fill_members(const struct brig_context *ctx, const char *name,
+                        const struct brig_job_opts *o, bool queue, struct brig_error *err)
 {
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
 	_cleanup_free_ char *lockpath = brig_xasprintf("%s/fill.lock", dir);
@@ -407,8 +407,6 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 	_cleanup_close_ int lock = -1, next = -1;
 	unsigned long size;
 
-	if (brig_job_protect_exe(ctx, o, err) < 0)
-		return -1;
 	if (queue) {
 		next = open(nextpath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (next < 0)
@@ -430,6 +428,14 @@ int brig_pool_fill(const struct brig_context *ctx, const char *name, const struc
 		if (brig_job_member_create(ctx, o, name, err) < 0)
 			return -1;
 	return 0;
+}
+
+int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
+                   bool queue, struct brig_error *err)
+{
+	if (brig_job_protect_exe(ctx, o, err) < 0)
+		return -1;
+	return fill_members(ctx, name, o, queue, err);
 }
 
 /*
@@ -479,6 +485,7 @@ static __attribute__((noreturn)) void fill_exec(const char *root, const char *na
 int brig_pool_follower(const struct brig_context *ctx, const char *name, const char *id)
 {
 	struct pollfd claimer = { .fd = FOLLOW_PIPE, .events = POLLIN };
+	bool refilled = false;
 
 	/* what the claimer passed is the follower's alone from here on */
 	for (int fd = FOLLOW_PIPE; fd < FOLLOW_FDS; fd++)
@@ -493,14 +500,15 @@ int brig_pool_follower(const struct brig_context *ctx, const char *name, const c
 			fill_exec(ctx->root, name);
 		while (poll(&claimer, 1, -1) < 0 && errno == EINTR)
 			;
-		if (id)
-			member_destroy(ctx, name, id);
-		brig_pool_gc_claims(ctx, name);
-		return 0;
+		refilled = true;
 	}
+	/* the claimer has gone: its member, then those of claimers that
+	 * died with their followers */
 	if (id)
 		member_destroy(ctx, name, id);
 	brig_pool_gc_claims(ctx, name);
+	if (refilled)
+		return 0;
 	close(FOLLOW_PIPE);
 	close(FOLLOW_HOLD);
 	fill_exec(ctx->root, name);
@@ -610,7 +618,7 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
 		}
 	if (write_options(fd, flags, n_flags, size, err) < 0)
 		goto fail;
-	if (brig_pool_fill(ctx, name, o, false, err) == 0)
+	if (fill_members(ctx, name, o, false, err) == 0)
 		return 0;
 fail:
 	brig_pool_destroy(ctx, name, &ignored);
