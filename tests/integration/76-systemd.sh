@@ -53,12 +53,21 @@ nothing_left() {
 }
 
 # sdrun ID PATH [JQ-FILTER]: run -d of a `sleep 1000` bundle with
-# cgroupsPath PATH under --systemd-cgroup; deleted when the test ends.
+# cgroupsPath PATH under --systemd-cgroup, which must succeed; deleted
+# when the test ends.
 sdrun() {
 	local id=$1 path=$2 filter=${3:-.}
 	mkbundle ".linux.cgroupsPath = \"$path\" | $filter" sleep 1000 || return 1
 	delete_at_end "$id"
 	br --systemd-cgroup run -d --bundle "$T/b" "$id"
+	assert_rc 0
+}
+
+# deleted ID: delete --force ID succeeds and leaves nothing.
+deleted() {
+	br delete --force "$1"
+	assert_rc 0
+	nothing_left "$1" "after delete"
 }
 
 # ------------------------------------------------------------- tests
@@ -66,8 +75,7 @@ sdrun() {
 # The scope: active, in the slice the path names, with the init in it.
 t_scope() {
 	local pid d
-	sdrun c1 system.slice:brig:c1
-	assert_rc 0 || return
+	sdrun c1 system.slice:brig:c1 || return
 	assert_eq "$(prop brig-c1.scope ActiveState)" active "the scope's state"
 	assert_eq "$(prop brig-c1.scope Slice)" system.slice "the scope's slice"
 	assert_eq "$(prop brig-c1.scope Delegate)" yes "Delegate"
@@ -79,9 +87,7 @@ t_scope() {
 	assert_eq "$rc:$out" "0:0::/system.slice/brig-c1.scope" "an exec's cgroup"
 	br ps c1
 	assert_contains "$out" "sleep 1000" "ps"
-	br delete --force c1
-	assert_rc 0
-	nothing_left c1 "after delete"
+	deleted c1
 	assert_no_file "$d"
 }
 
@@ -89,8 +95,7 @@ t_scope() {
 t_resources() {
 	local d
 	sdrun c1 system.slice:brig:c1 '.linux.resources = {memory: {limit: 67108864},
-		pids: {limit: 50}, cpu: {quota: 50000, period: 100000, shares: 512, cpus: "0"}}'
-	assert_rc 0 || return
+		pids: {limit: 50}, cpu: {quota: 50000, period: 100000, shares: 512, cpus: "0"}}' || return
 	assert_eq "$(prop brig-c1.scope MemoryMax)" 67108864 MemoryMax
 	assert_eq "$(prop brig-c1.scope TasksMax)" 50 TasksMax
 	assert_eq "$(prop brig-c1.scope CPUQuotaPerSecUSec)" 500ms CPUQuotaPerSecUSec
@@ -111,15 +116,13 @@ t_resources() {
 	assert_eq "$(cat "$d/pids.max")" 60 "pids.max after update"
 	br events --stats c1
 	assert_eq "$(jq -r .data.memory.usage.limit <<<"$out")" 134217728 "events --stats: the memory limit"
-	br delete --force c1
-	nothing_left c1 "after delete"
+	deleted c1
 }
 
 # pause and resume: the scope's cgroup.freeze.
 t_pause() {
 	local d
-	sdrun c1 system.slice:brig:c1
-	assert_rc 0 || return
+	sdrun c1 system.slice:brig:c1 || return
 	d=$(scope c1)
 	br pause c1
 	assert_rc 0
@@ -131,29 +134,25 @@ t_pause() {
 	assert_eq "$(cat "$d/cgroup.freeze")" 0 "cgroup.freeze after resume"
 	br exec c1 echo alive
 	assert_eq "$rc:$out" "0:alive" "exec after resume"
-	br delete --force c1
-	nothing_left c1 "after delete"
+	deleted c1
 }
 
 # Delegate=yes: the container's cgroup can have cgroups of its own.
 t_delegate() {
 	local d
-	sdrun c1 system.slice:brig:c1
-	assert_rc 0 || return
+	sdrun c1 system.slice:brig:c1 || return
 	d=$(scope c1)
 	mkdir "$d/sub" || fail "mkdir in the delegated scope"
 	assert_ne "$(cat "$d/cgroup.controllers")" "" "controllers in the delegated scope"
 	rmdir "$d/sub"
-	br delete --force c1
-	nothing_left c1 "after delete"
+	deleted c1
 }
 
 # A slice that does not exist yet: systemd makes it (as for runc); a
 # second container with the same unit name: one line, nothing of it left,
 # the first untouched.
 t_slice_and_clash() {
-	sdrun c1 brig-test.slice:brig:c1
-	assert_rc 0 || return
+	sdrun c1 brig-test.slice:brig:c1 || return
 	assert_eq "$(prop brig-c1.scope Slice)" brig-test.slice "the scope's slice"
 	mkbundle '.linux.cgroupsPath = "system.slice:brig:c1"' sleep 1000 || return
 	delete_at_end c2
@@ -163,8 +162,7 @@ t_slice_and_clash() {
 	assert_contains "$err" 'brig-c1.scope' "the clash's error names the unit"
 	assert_no_file "$T/root/c2"
 	assert_eq "$(state_field c1 status)" running "the first container after the clash"
-	br delete --force c1
-	nothing_left c1 "after delete"
+	deleted c1
 }
 
 tap_test "systemd: a transient scope in the named slice, Delegate=yes, the init in it; delete leaves no unit" t_scope

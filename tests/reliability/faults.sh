@@ -120,6 +120,12 @@ mkpool() {
 	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy "$1"
 }
 
+# cgroups_named ID: the cgroup directories named ID under the file's own
+# cgroups (where every container of this file has its cgroups).
+cgroups_named() {
+	_tap_cgroups_left | grep -E "/$1\$"
+}
+
 # running_c: the file's bundle running as container c, deleted (bounded)
 # when the test ends.
 running_c() {
@@ -457,14 +463,14 @@ t_next_claim_repairs() {
 	id=$(ls "$T/root/pools/P/claimed")
 	[ "$(nlines "$id")" -eq 1 ] || fail "claimed after the killed claim: '$id'"
 	pid=$(jq -r .pid "$T/root/$id/state.json")
-	[ -n "$(find /sys/fs/cgroup -type d -name "$id")" ] || fail "no cgroup named $id before the next claim"
+	[ -n "$(cgroups_named "$id")" ] || fail "no cgroup named $id before the next claim"
 	alive "$pid" || fail "the claimed member's init $pid is not alive before the next claim"
 	b job --pool P -- echo next
 	assert_eq "$rc:$out" "0:next" "the next claim (stderr: $(_show "$err"))"
 	wait_until 10 eval '[ -z "$(ls "$T/root/pools/P/claimed")" ] && [ ! -e "$T/root/$id" ]' ||
 		fail "10 s after the next claim: claimed '$(ls "$T/root/pools/P/claimed" | tr '\n' ' ')'"
 	wait_until 5 eval '! alive "$pid"' || fail "the killed claim's init $pid outlived the next claim"
-	assert_eq "$(find /sys/fs/cgroup -type d -name "$id")" "" "the killed claim's cgroups"
+	assert_eq "$(cgroups_named "$id")" "" "the killed claim's cgroups"
 }
 
 # A claim's follower that has not run yet when `pool destroy` comes: the
