@@ -16,6 +16,12 @@
  * $BRIG_TEST_CGROUPS (colon-separated), for the per-test leak check.
  * At the end, a cgroup directory left under them is reported, removed,
  * and makes the exit status 1.
+ *
+ * $BRIG_TEST_CGROUP_PARENT, when set, names the directory of the pure v2
+ * hierarchy under which "brig-tests.<our pid>" goes instead of ours: a
+ * cgroup with no process of its own and its controllers enabled for its
+ * children, which ours cannot be unless it is the root (we are in it).
+ * The systemd guest (tests/vm/systemd/unit.sh) gives its delegated unit's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -159,9 +165,14 @@ static void make_cgroups(pid_t me)
 		free(copy);
 		if (strcmp(root, "/"))
 			continue; /* a sub-tree is mounted: leave it alone */
-		if (asprintf(&dirs[n_dirs], "%s%s/brig-tests.%d", mnt, strcmp(own, "/") ? own : "",
-		             (int)me) < 0)
+		if (v2 && !strcmp(mnt, "/sys/fs/cgroup") && getenv("BRIG_TEST_CGROUP_PARENT")) {
+			if (asprintf(&dirs[n_dirs], "%s/brig-tests.%d",
+			             getenv("BRIG_TEST_CGROUP_PARENT"), (int)me) < 0)
+				break;
+		} else if (asprintf(&dirs[n_dirs], "%s%s/brig-tests.%d", mnt,
+		                    strcmp(own, "/") ? own : "", (int)me) < 0) {
 			break;
+		}
 		if (mkdir(dirs[n_dirs], 0755) < 0) {
 			free(dirs[n_dirs]);
 			continue;

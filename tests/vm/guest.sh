@@ -6,7 +6,8 @@
 #
 # $SHARE/config (written by run.sh) sets the environment of the tests (BRIG,
 # BRIG_SRCDIR, BRIG_BUILDDIR, ...) and three arrays: SCRIPTS (absolute
-# paths), LABELS (as given to run.sh) and NAMES (results/NAME.log).
+# paths), LABELS (as given to run.sh), NAMES (results/NAME.log) and ENVS
+# (the variables each script runs with, "VAR=VALUE ..." or empty).
 #
 # Each script runs in turn as `make check` runs it: from the build tree,
 # under the subreaper helper, with stdin /dev/null.  Its TAP output goes to
@@ -29,8 +30,9 @@ for i in "${!SCRIPTS[@]}"; do
 	mkdir -p "$(dirname "$log")"
 	echo "# vm: ${LABELS[i]}"
 	t0=$EPOCHREALTIME
+	# shellcheck disable=SC2086 # ENVS[i]: VAR=VALUE words, none with spaces
 	(cd "$BRIG_BUILDDIR" &&
-		exec "$BRIG_BUILDDIR/tests/helpers/subreaper" /bin/bash "${SCRIPTS[i]}") </dev/null |
+		exec env ${ENVS[i]:-} "$BRIG_BUILDDIR/tests/helpers/subreaper" /bin/bash "${SCRIPTS[i]}") </dev/null |
 		tee "$log"
 	rc=${PIPESTATUS[0]}
 	echo "$rc" >"${log%.log}.rc"

@@ -13,7 +13,10 @@
 # Each script runs as `make check` runs it (from BUILD_DIR, under
 # BUILD_DIR/tests/helpers/subreaper, BRIG=BUILD_DIR/brig), with BRIG_VM=1.
 # Script paths are taken relative to the current directory, or else to the
-# source tree of this file (as tests/vm/TESTS lists them).
+# source tree of this file (as tests/vm/TESTS lists them); an argument may
+# start with variables for the script ("E2E_CGROUP_MANAGER=systemd
+# E2E_ONLY=cgroup tests/e2e/podman.sh"), the first one's value then ending
+# its results' name (e2e/podman-systemd.log).
 #
 # Output: per script, a "# vm: SCRIPT" line then its TAP output, unchanged,
 # on stdout; the tests' stderr and our own messages ("vm: ...") on stderr.
@@ -112,8 +115,19 @@ BUSYBOX=$(brig_busybox 2>/dev/null) || cannot_run "no static busybox for the ini
 [ -x "$BUILD/tests/helpers/subreaper" ] ||
 	fail "$BUILD/tests/helpers/subreaper is not built (make check TESTS= builds it)"
 
-SCRIPTS=() LABELS=() NAMES=()
-for t in "$@"; do
+SCRIPTS=() LABELS=() NAMES=() ENVS=()
+for entry in "$@"; do
+	# VAR=VALUE ... SCRIPT: the script runs with those variables set, and
+	# its results are named with the first one's value appended
+	# (e2e/podman-systemd)
+	read -ra words <<<"$entry"
+	vars=() suffix=
+	while [ "${#words[@]}" -gt 1 ] && [[ ${words[0]} =~ ^[A-Za-z_][A-Za-z0-9_]*= ]]; do
+		[ "${#vars[@]}" -gt 0 ] || suffix=-${words[0]#*=}
+		vars+=("${words[0]}")
+		words=("${words[@]:1}")
+	done
+	t=${words[*]}
 	if [ "${t#/}" = "$t" ] && [ ! -f "$t" ] && [ -f "$SRC/$t" ]; then
 		path=$SRC/$t
 	else
@@ -126,8 +140,8 @@ for t in "$@"; do
 	name=${path#"$SRC"/}
 	[ "$name" = "$path" ] && name=$(basename "$path")
 	name=${name#tests/}
-	name=${name%.sh}
-	SCRIPTS+=("$path") LABELS+=("$t") NAMES+=("$name")
+	name=${name%.sh}$suffix
+	SCRIPTS+=("$path") LABELS+=("$entry") NAMES+=("$name") ENVS+=("${vars[*]}")
 done
 
 # ------------------------------------------------------------ one at a time
@@ -294,6 +308,7 @@ cp "$HERE/guest.sh" "$SHARE/guest.sh"
 	printf 'SCRIPTS=(%s)\n' "$(printf '%q ' "${SCRIPTS[@]}")"
 	printf 'LABELS=(%s)\n' "$(printf '%q ' "${LABELS[@]}")"
 	printf 'NAMES=(%s)\n' "$(printf '%q ' "${NAMES[@]}")"
+	printf 'ENVS=(%s)\n' "$(printf '%q ' "${ENVS[@]}")"
 } >"$SHARE/config"
 # The systemd guest's /etc additions (tests/vm/init copies etc/ over its
 # /etc): the target it boots into, the tests' unit, and /dev/null links

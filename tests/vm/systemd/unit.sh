@@ -14,6 +14,17 @@ if [ -z "$out" ] || [ -z "$err" ]; then
 	echo "brig-vm: no virtio-serial ports brig-vm.out/brig-vm.err" >/dev/console
 	exit 1
 fi
+# The unit's cgroup is delegated (Delegate=yes): this script moves into
+# its leaf "guest", so that the unit's cgroup has no process and can give
+# its controllers to the cgroups the subreaper makes for each test file
+# beside it (BRIG_TEST_CGROUP_PARENT), as the root does in the shell guest.
+unit=/sys/fs/cgroup$(sed -n 's/^0:://p' /proc/self/cgroup)
+mkdir -p "$unit/guest" && echo $$ >"$unit/guest/cgroup.procs" &&
+	read -ra ctl <"$unit/cgroup.controllers" &&
+	for c in "${ctl[@]}"; do
+		echo "+$c" >"$unit/cgroup.subtree_control"
+	done
+export BRIG_TEST_CGROUP_PARENT=$unit
 state=$(systemctl is-system-running --wait)
 echo "vm: systemd $(systemctl show -p Version --value) is $state" >"$err"
 [ "$state" = running ] || systemctl --failed --no-pager --no-legend >"$err"
