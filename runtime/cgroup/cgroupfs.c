@@ -185,17 +185,15 @@ static int cpuset_init(const char *dir, struct brig_error *err)
 	return 0;
 }
 
-/* v2: make the controllers of @parent available to its children (only in
- * directories brig created, and their parent: never the hierarchy's root,
- * which belongs to the host).  Best effort: a resource whose controller
- * is still missing fails by name when it is written. */
-static void v2_enable_controllers(const char *parent, const char *mountpoint)
+/* v2: make the controllers of @parent available to its children.  Best
+ * effort: a cgroup with processes of its own takes none (EBUSY), and a
+ * resource whose controller is still missing fails by name when it is
+ * written. */
+static void v2_enable_controllers(const char *parent)
 {
 	struct brig_cg_hier up = { .dir = (char *)parent };
 	_cleanup_free_ char *avail = NULL, *enabled = NULL;
 
-	if (!strcmp(parent, mountpoint))
-		return;
 	avail = brig_cg_read(&up, "cgroup.controllers");
 	enabled = brig_cg_read(&up, "cgroup.subtree_control");
 	if (!avail || !enabled)
@@ -216,12 +214,25 @@ static void v2_enable_controllers(const char *parent, const char *mountpoint)
 	}
 }
 
-/* mkdir -p @dir below @mountpoint, remembering the topmost new directory. */
-int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_error *err)
+/*
+ * mkdir -p @dir below @mountpoint, remembering the topmost new directory.
+ * v2: with @whole_path (a pure v2 host), every cgroup from the root down
+ * to the container's parent gives its children its controllers, existing
+ * ones included, as runc's fs2 does: a cgroupfs path below a systemd
+ * unit, or systemd's own scope, then gets hugetlb, rdma and misc, which
+ * systemd does not delegate.  Otherwise (the v2 hierarchy of a hybrid
+ * host, whose cgroups above the caller's are the host's) only the
+ * parents of the directories brig made, never the root.
+ */
+int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_path,
+                     struct brig_error *err)
 {
 	size_t ml = strlen(mountpoint);
 	_cleanup_free_ char *path = brig_xstrdup(h->dir);
 
+	whole_path = whole_path && h->v2;
+	if (whole_path)
+		v2_enable_controllers(mountpoint);
 	for (char *p = path + ml; p && *p;) {
 		char *slash = strchr(p + 1, '/');
 
@@ -230,14 +241,16 @@ int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig
 		if (mkdir(path, 0755) == 0) {
 			if (!h->created)
 				h->created = brig_xstrdup(path);
-			if (h->v2) {
+			if (!h->v2) {
+				if (brig_cg_list_includes(h->name, "cpuset") &&
+				    cpuset_init(path, err) < 0)
+					return -1;
+			} else if (!whole_path) {
 				_cleanup_free_ char *parent = brig_xstrdup(path);
 
 				*strrchr(parent, '/') = '\0';
-				v2_enable_controllers(parent, mountpoint);
-			} else if (brig_cg_list_includes(h->name, "cpuset") &&
-			           cpuset_init(path, err) < 0) {
-				return -1;
+				if (strcmp(parent, mountpoint))
+					v2_enable_controllers(parent);
 			}
 		} else if (errno != EEXIST) {
 			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
@@ -248,6 +261,8 @@ int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig
 			 * any: filled from its own parent, top down, as runc does */
 			return -1;
 		}
+		if (whole_path && slash)
+			v2_enable_controllers(path);
 		if (slash)
 			*slash = '/';
 		p = slash;
@@ -478,7 +493,7 @@ static int cgroupfs_create(const struct brig_linux *lx, const char *id, struct b
 		goto out;
 	brig_fault("cgroup.recorded");
 	for (size_t i = 0; i < cg->n; i++)
-		if (brig_cg_make_dir(&cg->h[i], mps[i], err) < 0)
+		if (brig_cg_make_dir(&cg->h[i], mps[i], cg->layout == BRIG_CG_V2, err) < 0)
 			goto fail;
 	if (check_empty(cg, err) < 0 || check_not_frozen(cg, err) < 0)
 		goto fail;

@@ -125,8 +125,10 @@ int brig_cg_plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id
                       const char *unit_cgroup, struct brig_cg_mount **mounts, size_t *n_mounts,
                       struct brig_error *err);
 /* mkdir -p @h->dir below @mountpoint, remembering the topmost new
- * directory in @h->created (v1 cpuset filled, v2 controllers enabled). */
-int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, struct brig_error *err);
+ * directory in @h->created (v1 cpuset filled, v2 controllers enabled: from
+ * the root down with @whole_path, a pure v2 host, as runc does). */
+int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_path,
+                     struct brig_error *err);
 /* rmdir what brig created of @h, the cgroups below it first; EBUSY is
  * retried a bounded number of times, a directory already gone is fine. */
 int brig_cg_remove_dir(const struct brig_cg_hier *h, struct brig_error *err);

@@ -93,7 +93,7 @@ static int systemd_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, str
 
 		if (!mp)
 			brig_oom();
-		if (brig_cg_make_dir(&cg->h[i], mp, err) < 0 ||
+		if (brig_cg_make_dir(&cg->h[i], mp, cg->layout == BRIG_CG_V2, err) < 0 ||
 		    brig_cg_writef(&cg->h[i], "cgroup.procs", err, "%d", (int)pid) < 0)
 			return -1;
 	}

@@ -1029,8 +1029,8 @@ tap_test "delete --force of a container with several processes (host pid namespa
 # ever: refused with one line, nothing left, never a hang.  (runc 1.1.5
 # hangs until the cgroup is thawed: seen on this host.)
 unfreeze() { # DIR: thaw and remove DIR/frz (quietly: also a defer)
-	echo THAWED >"$1/frz/freezer.state" 2>/dev/null
-	echo 0 >"$1/frz/cgroup.freeze" 2>/dev/null
+	{ echo THAWED >"$1/frz/freezer.state"; } 2>/dev/null
+	{ echo 0 >"$1/frz/cgroup.freeze"; } 2>/dev/null
 	rmdir "$1/frz" 2>/dev/null
 	return 0
 }
