@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifdef HAVE_SYSTEMD
 #include <systemd/sd-bus.h>
@@ -204,6 +205,7 @@ bool brig_systemd_running(void)
  */
 #define SD_FUNCS(X)                       \
 	X(sd_bus_open_system)             \
+	X(sd_bus_open_user)               \
 	X(sd_bus_call)                    \
 	X(sd_bus_call_method)             \
 	X(sd_bus_wait)                    \
@@ -247,6 +249,7 @@ static int sd_load(struct brig_error *err)
 }
 
 #define sd_bus_open_system (*dl_sd_bus_open_system)
+#define sd_bus_open_user (*dl_sd_bus_open_user)
 #define sd_bus_call (*dl_sd_bus_call)
 #define sd_bus_call_method (*dl_sd_bus_call_method)
 #define sd_bus_wait (*dl_sd_bus_wait)
@@ -317,6 +320,9 @@ static int bus_fail(struct brig_error *err, int r, const sd_bus_error *e, const 
 	return brig_error_setp(err, r < 0 ? -r : EIO, "%s", what);
 }
 
+/* The system manager's bus; rootless (not root), the user's own manager
+ * (user@UID.service), found as libsystemd finds it: $DBUS_SESSION_BUS_ADDRESS,
+ * or $XDG_RUNTIME_DIR/bus.  runc and crun choose the same way. */
 static int bus_open(sd_bus **bus, struct brig_error *err)
 {
 	int r;
@@ -325,9 +331,18 @@ static int bus_open(sd_bus **bus, struct brig_error *err)
 		return brig_error_set(err, "systemd cgroup driver: systemd is not running");
 	if (sd_load(err) < 0)
 		return -1;
-	r = sd_bus_open_system(bus);
+	if (geteuid() == 0) {
+		r = sd_bus_open_system(bus);
+		if (r < 0)
+			return brig_error_setp(err, -r,
+			                       "systemd cgroup driver: connect to the system bus");
+		return 0;
+	}
+	r = sd_bus_open_user(bus);
 	if (r < 0)
-		return brig_error_setp(err, -r, "systemd cgroup driver: connect to the system bus");
+		return brig_error_setp(err, -r,
+		                       "systemd cgroup driver: rootless, connect to the user's "
+		                       "systemd (DBUS_SESSION_BUS_ADDRESS, XDG_RUNTIME_DIR/bus)");
 	return 0;
 }
 
@@ -555,6 +570,42 @@ int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struc
 #else
 	(void)u, (void)pid, (void)r, (void)devices, (void)n_devices, (void)v2;
 	return brig_error_set(err, NO_LIBSYSTEMD);
+#endif
+}
+
+char *brig_systemd_manager_cgroup(struct brig_error *err)
+{
+#ifdef HAVE_SYSTEMD
+	_cleanup_(bus_unrefp) sd_bus *bus = NULL;
+	_cleanup_(error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
+	char *cgroup = NULL;
+	int r;
+	size_t n;
+
+	if (geteuid() == 0)
+		return brig_xstrdup("");
+	if (bus_open(&bus, err) < 0)
+		return NULL;
+	r = sd_bus_get_property_string(bus, SD_DESTINATION, SD_PATH, SD_MANAGER, "ControlGroup", &e,
+	                               &cgroup);
+	if (r < 0) {
+		bus_fail(err, r, &e, "systemd cgroup driver: the user manager's ControlGroup");
+		return NULL;
+	}
+	n = strlen(cgroup);
+	while (n > 0 && cgroup[n - 1] == '/')
+		cgroup[--n] = '\0';
+	if (cgroup[0] != '/' && n > 0) {
+		brig_error_set(err,
+		               "systemd cgroup driver: the user manager's ControlGroup \"%s\" "
+		               "is not a path",
+		               cgroup);
+		free(cgroup);
+		return NULL;
+	}
+	return cgroup;
+#else
+	return brig_xstrdup("");
 #endif
 }
 

@@ -228,6 +228,15 @@ int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struc
                        const struct brig_dev_rule *devices, size_t n_devices, bool v2,
                        struct brig_error *err);
 
+/*
+ * The cgroup of the manager brig talks to, below the hierarchy's root: ""
+ * for the system manager (its units' cgroups are their slices' paths);
+ * rootless, the user's manager's own ("/user.slice/user-1000.slice/
+ * user@1000.service"), under which its units' cgroups are.  NULL with @err
+ * set when the manager cannot be asked.
+ */
+char *brig_systemd_manager_cgroup(struct brig_error *err);
+
 /* StopUnit(@unit, "replace"), wait for its job (30s at most), then
  * ResetFailedUnit.  A unit systemd does not know is not an error, nor is a
  * job that ends other than "done" (runc only warns).  Stop only a unit that

@@ -34,6 +34,7 @@ static int systemd_create(const struct brig_linux *lx, const char *id, struct br
 	const struct brig_resources *r = lx ? lx->resources : NULL;
 	struct brig_resources none = { 0 };
 	struct brig_cg_mount *mounts = NULL;
+	_cleanup_free_ char *top = NULL;
 	size_t n_mounts = 0;
 	int ret = -1;
 
@@ -45,6 +46,16 @@ static int systemd_create(const struct brig_linux *lx, const char *id, struct br
 	if (!brig_systemd_running()) {
 		brig_error_set(err, "systemd cgroup driver: systemd is not running");
 		goto out;
+	}
+	/* rootless, the user's manager places its units below its own cgroup */
+	top = brig_systemd_manager_cgroup(err);
+	if (!top)
+		goto out;
+	if (top[0]) {
+		char *full = brig_xasprintf("%s%s", top, cg->sd->cgroup);
+
+		free(cg->sd->cgroup);
+		cg->sd->cgroup = full;
 	}
 	if (brig_cg_plan_dirs(cg, NULL, id, cg->sd->cgroup, &mounts, &n_mounts, err) < 0)
 		goto out;

@@ -17,6 +17,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/jsonw.h"
+#include "util/log.h"
 
 #define put brig_cg_put
 
@@ -240,8 +241,18 @@ static int apply(const struct brig_cgroup *cg, const struct brig_resources *r,
 
 		if (fd < 0)
 			return brig_error_setp(err, errno, "open \"%s\"", h->dir);
-		if (brig_devices_bpf_apply(fd, devices, n_devices, err) < 0)
+		if (brig_devices_bpf_apply(fd, devices, n_devices, err) < 0) {
+			/* Rootless, the kernel refuses the filter (it takes
+			 * CAP_SYS_ADMIN); the container's /dev holds only
+			 * what the user could open anyway.  runc ignores
+			 * this error too when rootless. */
+			if (geteuid() != 0 && (err->errnum == EPERM || err->errnum == EACCES)) {
+				brig_debug("rootless: no device filter (%s)", err->msg);
+				brig_error_release(err);
+				return 0;
+			}
 			return brig_error_wrap(err, "%sdevices", BRIG_CG_R);
+		}
 	}
 	return 0;
 }

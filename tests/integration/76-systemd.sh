@@ -5,7 +5,8 @@
 # Delegate=yes; the resources are unit properties (MemoryMax, TasksMax,
 # CPUWeight, CPUQuotaPerSecUSec, AllowedCPUs, ...) and the cgroup files
 # say the same; update, pause/resume, exec, ps and events work on it;
-# delete stops the unit and leaves no unit, failed or not.  Runs where
+# delete stops the unit and leaves no unit, failed or not; rootless, the
+# user's own systemd does the same.  Runs where
 # systemd is PID 1 on pure cgroup v2 (tests/vm's systemd guest); elsewhere
 # every test skips, and 75-cgroups.sh checks the driver's refusal.
 # shellcheck source=../lib/tap.sh
@@ -165,9 +166,83 @@ t_slice_and_clash() {
 	deleted c1
 }
 
+# ------------------------------------------------------------- rootless
+
+# Rootless under a user's own systemd (user@UID.service, which logind
+# starts at a user's first login and root starts here): brig, run by the
+# user, asks that manager over the user's bus for the scope, in the
+# manager's delegated tree, as Podman rootless has runc and crun do.  The
+# limits are the scope's properties and files; /dev is guarded by what
+# the user may open (the kernel loads no device filter for a user, and
+# runc goes on without one too).
+t_rootless() {
+	local u uid rl cg d pid bus
+	require_cmd useradd userdel setpriv
+	u=brig-sd-$$
+	useradd -m -d "$T/home" -s /bin/sh -U "$u" 2>"$T/useradd.err" || {
+		fail "useradd $u: $(cat "$T/useradd.err")"
+		return
+	}
+	defer userdel -r "$u"
+	uid=$(id -u "$u")
+	run_cmd systemctl start "user@$uid.service"
+	assert_rc 0 || return
+	defer systemctl stop "user@$uid.service"
+	bus=unix:path=/run/user/$uid/bus
+	rl=$T/rl
+	chmod 0755 "$T" &&
+		mkdir -p "$T/bin" "$T/xdg" "$rl" && cp "$BRIG" "$T/bin/brig" &&
+		cp -a "$ROOTFS" "$rl/rootfs" && chown -hR "$u:$u" "$rl" "$T/xdg" || {
+		fail "cannot prepare the files of $u"
+		return
+	}
+	# as the user, its brig state in $T/xdg, its bus given by address
+	as_rl() {
+		timeout -k 5 "${TAP_TIMEOUT:-60}" setpriv --reuid="$uid" --regid="$uid" --init-groups -- \
+			env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$T/home" USER="$u" \
+			XDG_RUNTIME_DIR="$T/xdg" DBUS_SESSION_BUS_ADDRESS="$bus" "$@"
+	}
+	uprop() { as_rl systemctl --user show -p "$1" --value brig-rl1.scope 2>&1; }
+	as_rl "$T/bin/brig" spec --rootless --bundle "$rl" || fail "brig spec --rootless as $u"
+	brig_bundle_edit "$rl" '.process.terminal = false | .process.args = ["sleep", "1000"]
+		| .linux.cgroupsPath = "user.slice:brig:rl1"
+		| .linux.resources = {memory: {limit: 67108864}, pids: {limit: 50}}' &&
+		chown "$u:$u" "$rl/config.json" || fail "edit config.json"
+	defer as_rl "$T/bin/brig" delete --force rl1
+	run_cmd as_rl "$T/bin/brig" --systemd-cgroup run -d --bundle "$rl" rl1
+	assert_rc 0 || return
+	assert_eq "$out$err" "" "output of the rootless run -d"
+	cg=/user.slice/user-$uid.slice/user@$uid.service/user.slice/brig-rl1.scope
+	assert_eq "$(uprop ControlGroup)" "$cg" "the scope's ControlGroup (in the user's manager)"
+	assert_eq "$(uprop Delegate)" yes Delegate
+	assert_eq "$(uprop MemoryMax)" 67108864 MemoryMax
+	assert_eq "$(uprop TasksMax)" 50 TasksMax
+	d=/sys/fs/cgroup$cg
+	pid=$(as_rl "$T/bin/brig" state rl1 | jq -r .pid)
+	assert_eq "$(cat "/proc/$pid/cgroup" 2>&1)" "0::$cg" "the init's cgroup"
+	assert_eq "$(cat "$d/memory.max" "$d/pids.max" 2>&1)" $'67108864\n50' "memory.max, pids.max"
+	assert_eq "$(stat -c %U "$d")" "$u" "owner of the scope's cgroup"
+	run_cmd as_rl "$T/bin/brig" exec rl1 sh -c 'id -u; cat /proc/self/cgroup'
+	assert_rc 0
+	assert_eq "$(sed -n 1p <<<"$out")" 0 "id -u in an exec"
+	run_cmd as_rl "$T/bin/brig" update --memory 134217728 rl1
+	assert_rc 0
+	assert_eq "$(uprop MemoryMax)" 134217728 "MemoryMax after update"
+	assert_eq "$(cat "$d/memory.max" 2>&1)" 134217728 "memory.max after update"
+	run_cmd as_rl "$T/bin/brig" delete --force rl1
+	assert_rc 0
+	assert_eq "$out$err" "" "output of delete --force"
+	assert_no_file "$d"
+	assert_eq "$(as_rl systemctl --user list-units --all --plain --no-legend 'brig-*')" "" \
+		"the user's brig units after delete"
+	assert_empty_dir "$T/xdg/brig"
+	assert_eq "$(failed_units)" "" "failed units"
+}
+
 tap_test "systemd: a transient scope in the named slice, Delegate=yes, the init in it; delete leaves no unit" t_scope
 tap_test "systemd: resources as unit properties and files; update changes both" t_resources
 tap_test "systemd: pause and resume freeze and thaw the scope" t_pause
 tap_test "systemd: a delegated scope takes sub-cgroups" t_delegate
 tap_test "systemd: a new slice is made; a unit name clash is one line and leaves nothing" t_slice_and_clash
+tap_test "systemd, rootless: the user's manager (user@UID.service) gives the scope, limits, update, delete" t_rootless
 tap_done
