@@ -304,9 +304,9 @@ record_scripts() {
 # exit status in NAME.rc), plus one failure per script that did not end
 # well: exited non-zero, printed no plan or not as many results as planned,
 # or never ran (no log, or an empty one).
-# run_vm LAYER LIST INIT
+# run_vm LAYER LIST INIT TIMEOUT (seconds, unless BRIG_VM_TIMEOUT says)
 run_vm() {
-	local layer=$1 list=$2 init=$3
+	local layer=$1 list=$2 init=$3 timeout=${BRIG_VM_TIMEOUT:-$4}
 	local dir="$SRC/build-release" results="$SRC/build-release/tests/$layer-results"
 	local log="$SRC/build-release/$layer.log" scripts=() rc reason failed_before
 	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
@@ -315,7 +315,7 @@ run_vm() {
 	fi
 	mapfile -t scripts < <(grep -vE '^[[:space:]]*(#|$)' "$SRC/$list")
 	say "[$layer] tests/vm/run.sh: ${#scripts[@]} script(s) in a qemu guest (pure cgroup v2, PID 1 $init)"
-	(cd "$SRC" && BRIG_VM_RESULTS=$results BRIG_VM_INIT=$init bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$log" 2>&1
+	(cd "$SRC" && BRIG_VM_RESULTS=$results BRIG_VM_INIT=$init BRIG_VM_TIMEOUT=$timeout bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 77 ]; then
 		reason=$(sed -n 's/^vm: cannot run the guest: //p' "$log" | tail -n 1)
@@ -324,6 +324,10 @@ run_vm() {
 	fi
 	failed_before=$FAILED
 	record_scripts "$layer" "$results" "${#scripts[@]}" "$log"
+	# the e2e scripts' side-by-side tables (brig and runc)
+	grep -E '^# (scenario |[^#].*  (pass|FAIL|skip|none) +(pass|FAIL|skip|none) *$)' "$log" |
+		sed 's/^# /    /'
+	[ "$FAILED" -eq "$failed_before" ] || [ "$rc" -ne 0 ] || show_failures "$log"
 	if [ "$rc" -ne 0 ]; then
 		grep -E '^vm: ' "$log" | sed 's/^/    /' | head -20
 		show_failures "$log"
@@ -379,8 +383,8 @@ trap 'write_totals' EXIT
 install_deps
 prepare_tree
 build_and_check release "$FUZZ_SECONDS_RELEASE"
-run_vm vm tests/vm/TESTS shell
-run_vm vm-systemd tests/vm/TESTS-systemd systemd
+run_vm vm tests/vm/TESTS shell 1200
+run_vm vm-systemd tests/vm/TESTS-systemd systemd 3000
 run_e2e
 build_and_check asan 0 --enable-sanitizers --enable-fault-injection
 run_lint

@@ -38,8 +38,11 @@ CONTAINERD_PID=
 
 # The configuration: the test's own paths and CRI settings, then
 # contrib/containerd/config.toml with brig's path and root replaced, and
-# the same runtime again as "runc" for the comparison.
+# the same runtime again as "runc" for the comparison; SystemdCgroup as
+# E2E_CGROUP_MANAGER says.
 containerd_config() {
+	local sd=false
+	[ "$E2E_CGROUP_MANAGER" = systemd ] && sd=true
 	cat <<-EOF
 		version = 2
 		root = "$CD/root"
@@ -62,11 +65,13 @@ containerd_config() {
 		    conf_dir = "$CD/cni-conf"
 	EOF
 	sed -e '/^version = /d' \
+		-e "s|^\( *SystemdCgroup = \).*|\1$sd|" \
 		-e "s|^\( *BinaryName = \).*|\1\"$BRIG\"|" \
 		-e "s|^\( *Root = \).*|\1\"/run/containerd/$HANDLER\"|" \
 		"$BRIG_SRCDIR/contrib/containerd/config.toml"
 	sed -n '/runtimes\.brig\]/,$p' "$BRIG_SRCDIR/contrib/containerd/config.toml" |
 		sed -e 's/runtimes\.brig/runtimes.runc/' \
+			-e "s|^\( *SystemdCgroup = \).*|\1$sd|" \
 			-e "s|^\( *BinaryName = \).*|\1\"$RUNC\"|" \
 			-e "s|^\( *Root = \).*|\1\"/run/containerd/runc-cri\"|"
 }
@@ -146,6 +151,44 @@ e2e_check_clean() {
 	[ -z "$left" ] || fail "cgroups left: $(echo "$left" | tr '\n' ' ')"
 	left=$(e2e_procs_below)
 	[ -z "$left" ] || fail "processes left in container cgroups: $left"
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		e2e_check_units "$NS-*" 'cri-containerd-*'
+	fi
+}
+
+# ctr_argv ID: CTR, the `ctr run` that runs the task ID with the runtime
+# under test: through the runc v2 shim, with the systemd cgroup driver
+# and a "slice:prefix:name" path under E2E_CGROUP_MANAGER=systemd (as
+# `ctr run` users pass them), or ctr's default path /NAMESPACE/ID.
+ctr_argv() {
+	CTR=(ctr run --runtime io.containerd.runc.v2 --runc-binary "$RT")
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		CTR+=(--runc-systemd-cgroup --cgroup "system.slice:$NS:$1")
+	fi
+}
+
+# ctr_run [OPTION...] -- ID CMD...: CTR with OPTIONs, then the image, ID
+# and CMD (under TAP_TIMEOUT, as run_cmd runs commands).
+ctr_run() {
+	local opts=()
+	while [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	ctr_argv "$1"
+	timeout -k 5 "${TAP_TIMEOUT:-60}" "${CTR[@]}" "${opts[@]}" "$IMG" "$@"
+}
+
+# ctr_cgroup ID: the cgroup directory of task ID.
+ctr_cgroup() {
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		echo "/sys/fs/cgroup/system.slice/$NS-$1.scope"
+	elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		echo "/sys/fs/cgroup/$NS/$1"
+	else
+		echo "/sys/fs/cgroup/memory/$NS/$1"
+	fi
 }
 
 # task_status ID: the STATUS column of `ctr task ls` for ID.
@@ -156,39 +199,35 @@ task_status() {
 # ---------------------------------------------------------------- scenarios
 
 s_echo() {
-	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$(e2e_name echo)" echo hello from a container
+	run_cmd ctr_run --rm -- "$(e2e_name echo)" echo hello from a container
 	assert_rc 0
 	assert_eq "$out" "hello from a container"
 }
 
 s_exit_codes() {
 	local id pid
-	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$(e2e_name x0)" true
+	run_cmd ctr_run --rm -- "$(e2e_name x0)" true
 	assert_rc 0
-	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$(e2e_name x3)" sh -c 'exit 3'
+	run_cmd ctr_run --rm -- "$(e2e_name x3)" sh -c 'exit 3'
 	assert_rc 3
 	# killed: 128+9
 	id=$(e2e_name x137)
-	timeout -k 5 60 ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$id" sleep 1000 >/dev/null 2>&1 &
+	ctr_run --rm -- "$id" sleep 1000 >/dev/null 2>&1 &
 	pid=$!
 	e2e_wait_for 10 sh -c "ctr task ls | grep -q '^$id .*RUNNING'" || fail "$id did not start"
 	ctr task kill -s KILL "$id"
 	wait "$pid"
 	assert_eq "$?" 137 "exit status of ctr run after task kill -s KILL"
 	# create fails: ctr reports the runtime's error and exits 1
-	run_cmd ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$(e2e_name noent)" /no/such/command
+	run_cmd ctr_run --rm -- "$(e2e_name noent)" /no/such/command
 	assert_rc 1
 	assert_contains "$err" "no such file or directory"
 	ctr containers delete "$(e2e_name noent)" >/dev/null 2>&1
 }
 
 s_tty() {
-	e2e_tty "ctr run --rm -t --runtime io.containerd.runc.v2 --runc-binary $RT $IMG $(e2e_name tty) sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo tty-ok; exit 4'"
+	ctr_argv "$(e2e_name tty)"
+	e2e_tty "${CTR[*]} --rm -t $IMG $(e2e_name tty) sh -c 'tty; [ -t 0 ] && [ -t 1 ] && echo tty-ok; exit 4'"
 	assert_eq "$rc" 4 "exit status"
 	assert_match "$out" $'^/dev/pts/[0-9]+\ntty-ok$' "output"
 }
@@ -197,8 +236,7 @@ s_task_lifecycle() {
 	local id pid runpid
 	id=$(e2e_name d)
 	# in the foreground, in the background: ctr run exits with the task
-	timeout -k 5 120 ctr run --rm --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$id" sh -c 'trap "exit 7" USR1; echo ready; while :; do sleep 0.1; done' >"$T/run.out" 2>&1 &
+	TAP_TIMEOUT=120 ctr_run --rm -- "$id" sh -c 'trap "exit 7" USR1; echo ready; while :; do sleep 0.1; done' >"$T/run.out" 2>&1 &
 	runpid=$!
 	e2e_wait_for 10 grep -q ready "$T/run.out" || fail "$id did not start: $(cat "$T/run.out")"
 	assert_eq "$(task_status "$id")" RUNNING "task status"
@@ -228,8 +266,7 @@ s_task_lifecycle() {
 s_exec_tty() {
 	local id
 	id=$(e2e_name etty)
-	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$id" sleep 1000
+	run_cmd ctr_run -d -- "$id" sleep 1000
 	assert_rc 0
 	e2e_tty "ctr task exec -t --exec-id t1 $id sh -c 'tty; [ -t 0 ] && echo exec-tty-ok; exit 3'"
 	assert_eq "$rc" 3 "exit status"
@@ -241,27 +278,36 @@ s_exec_tty() {
 }
 
 s_limits_metrics() {
-	local id m
+	local id m f
 	id=$(e2e_name mem)
-	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		--memory-limit 67108864 "$IMG" "$id" sleep 1000
+	run_cmd ctr_run -d --memory-limit 67108864 -- "$id" sleep 1000
 	assert_rc 0
 	# ctr's default spec has no /sys/fs/cgroup mount: read it from here
 	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
-		m=$(cat "/sys/fs/cgroup/$NS/$id/memory.max" 2>&1)
+		m=$(cat "$(ctr_cgroup "$id")/memory.max" 2>&1)
 	else
-		m=$(cat "/sys/fs/cgroup/memory/$NS/$id/memory.limit_in_bytes" 2>&1)
+		m=$(cat "$(ctr_cgroup "$id")/memory.limit_in_bytes" 2>&1)
 	fi
 	assert_eq "$m" 67108864 "the container's memory limit"
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		assert_eq "$(systemctl show -p MemoryMax --value "$NS-$id.scope")" 67108864 \
+			"MemoryMax of the task's scope"
+	fi
 	# metrics: containerd reads the cgroup itself
 	run_cmd ctr task metrics --format json "$id"
 	assert_rc 0
 	assert_json "$out"
-	assert_match "$(jq -r '.. | .limit? // empty' <<<"$out" | head -1)" '^67108864$' "memory limit in metrics"
+	# v1's metrics have memory.usage.limit, v2's memory.usage_limit
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		m=$(jq -r '.. | .usage_limit? // empty' <<<"$out" | head -1) f=memory.usage_limit
+	else
+		m=$(jq -r '.. | .limit? // empty' <<<"$out" | head -1) f=memory.usage_in_bytes
+	fi
+	assert_match "$m" '^67108864$' "memory limit in metrics"
 	assert_match "$(jq -r '.. | .pids? | .current? // empty' <<<"$out" | head -1)" '^[1-9]' "pids in metrics"
 	run_cmd ctr task metrics "$id"
 	assert_rc 0
-	assert_contains "$out" "memory.usage_in_bytes" "metrics table"
+	assert_contains "$out" "$f" "metrics table"
 	ctr task delete -f "$id" >/dev/null
 	ctr containers delete "$id"
 }
@@ -269,8 +315,7 @@ s_limits_metrics() {
 s_kill_all_delete_force() {
 	local id
 	id=$(e2e_name all)
-	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$id" sh -c 'sleep 1000 & sleep 1000 & wait'
+	run_cmd ctr_run -d -- "$id" sh -c 'sleep 1000 & sleep 1000 & wait'
 	assert_rc 0
 	ctr task exec -d --exec-id bg "$id" sleep 1000 >/dev/null 2>&1
 	run_cmd ctr task kill --all -s KILL "$id"
@@ -281,8 +326,7 @@ s_kill_all_delete_force() {
 	assert_rc 0
 	ctr containers delete "$id"
 	# delete -f of a running task
-	run_cmd ctr run -d --runtime io.containerd.runc.v2 --runc-binary "$RT" \
-		"$IMG" "$id" sleep 1000
+	run_cmd ctr_run -d -- "$id" sleep 1000
 	assert_rc 0
 	run_cmd ctr task delete -f "$id"
 	assert_rc 0
@@ -298,13 +342,15 @@ cri_ok() {
 # The Kubernetes path: a pod of the RuntimeClass's handler (or of "runc"
 # for the comparison), a container in it, exec, update, stop, removal.
 s_cri() {
-	local handler pod cid m logs
+	local handler pod cid m logs parent=/e2e-pods
 	cri_ok || skip "no CRI client (apt-get install python3-grpcio protobuf-compiler)"
+	# the kubelet's pod cgroup: a slice with the systemd driver
+	[ "$E2E_CGROUP_MANAGER" = systemd ] && parent=brige2e.slice
 	handler=$HANDLER
 	[ "$RTN" = runc ] && handler=runc
 	logs=$T/pods
 	pod=$($CRI runp --name "$(e2e_name pod)" --uid "uid-$RTN" --namespace e2e \
-		--runtime-handler "$handler" --cgroup-parent /e2e-pods --log-dir "$logs") ||
+		--runtime-handler "$handler" --cgroup-parent "$parent" --log-dir "$logs") ||
 		{
 			fail "RunPodSandbox with handler $handler failed"
 			return
@@ -320,7 +366,9 @@ s_cri() {
 	assert_rc 3
 	assert_eq "$out" out
 	assert_eq "$err" err
-	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		m=/sys/fs/cgroup/$parent/cri-containerd-$cid.scope/memory.max
+	elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 		m=/sys/fs/cgroup/e2e-pods/$cid/memory.max
 	else
 		m=/sys/fs/cgroup/memory/e2e-pods/$cid/memory.limit_in_bytes
@@ -344,14 +392,14 @@ s_cri() {
 	assert_rc 0
 }
 
-scenario "ctr run --rm echo" s_echo
-scenario "ctr run exit codes 0 3 137, missing command" s_exit_codes
+scenario "ctr run --rm echo" s_echo cgroup
+scenario "ctr run exit codes 0 3 137, missing command" s_exit_codes cgroup
 scenario "ctr run -t (tty)" s_tty
-scenario "ctr run, task exec, ps, pause, resume, kill -s USR1" s_task_lifecycle
+scenario "ctr run, task exec, ps, pause, resume, kill -s USR1" s_task_lifecycle cgroup
 scenario "task exec -t (tty)" s_exec_tty
-scenario "--memory-limit and task metrics" s_limits_metrics
-scenario "task kill --all, task delete -f" s_kill_all_delete_force
-scenario "CRI: RuntimeClass handler from config.toml" s_cri
+scenario "--memory-limit and task metrics" s_limits_metrics cgroup
+scenario "task kill --all, task delete -f" s_kill_all_delete_force cgroup
+scenario "CRI: RuntimeClass handler from config.toml" s_cri cgroup
 
 containerd_stop
 # The parents the runtimes made for ctr's and the CRI's cgroups.

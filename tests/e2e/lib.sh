@@ -26,13 +26,21 @@
 #
 # Environment: BRIG (the binary under test), RUNC (default /usr/sbin/runc;
 # when missing, brig runs alone and each line says so), E2E_TIMEOUT
-# (seconds a command may take, default 60).
+# (seconds a command may take, default 60), E2E_CGROUP_MANAGER (cgroupfs,
+# the default, or systemd: the engines' cgroup driver; systemd needs
+# systemd as PID 1, pure cgroup v2, and puts the containers in units of
+# systemd's tree instead of below the test's cgroup), E2E_ONLY (a tag:
+# only the scenarios given it run, the others are left out of the plan
+# with one note; "cgroup" marks those whose outcome depends on the cgroup
+# layout and driver, which the vm-systemd layer runs under TCG).
 
 # shellcheck source=../lib/tap.sh
 . "${BRIG_SRCDIR:?}/tests/lib/tap.sh"
 
 : "${RUNC:=/usr/sbin/runc}"
 TAP_TIMEOUT=${E2E_TIMEOUT:-60}
+: "${E2E_CGROUP_MANAGER:=cgroupfs}"
+export E2E_CGROUP_MANAGER
 E2E_RUNTIMES=()
 _e2e_table=()
 
@@ -46,6 +54,18 @@ e2e_main() {
 		return 0
 	fi
 	[ "$(id -u)" -eq 0 ] || skip_all "needs root"
+	case $E2E_CGROUP_MANAGER in
+	cgroupfs) ;;
+	systemd)
+		[ -d /run/systemd/system ] && [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ] ||
+			skip_all "E2E_CGROUP_MANAGER=systemd: needs systemd as PID 1 on pure cgroup v2 (the vm-systemd layer)"
+		;;
+	*)
+		echo "Bail out! E2E_CGROUP_MANAGER=$E2E_CGROUP_MANAGER: expected cgroupfs or systemd"
+		exit 1
+		;;
+	esac
+	diag "cgroup driver of the engines and runtimes: $E2E_CGROUP_MANAGER"
 	script=$(realpath "$0")
 	tmp=$(mktemp -d /tmp/brig-e2e.XXXXXX) || {
 		echo "Bail out! cannot create a temporary directory"
@@ -99,9 +119,15 @@ _e2e_body() {
 	fi
 }
 
-# scenario NAME FUNC: one TAP line for FUNC, run with runc then brig.
+# scenario NAME FUNC [TAG...]: one TAP line for FUNC, run with runc then
+# brig (none when E2E_ONLY names a tag it does not have).
+_e2e_left_out=0
 scenario() {
 	local name=$1 func=$2 rt res r col=() brig_log runc_log note
+	if [ -n "${E2E_ONLY:-}" ] && [[ " ${*:3} " != *" $E2E_ONLY "* ]]; then
+		_e2e_left_out=$((_e2e_left_out + 1))
+		return 0
+	fi
 	_tap_n=$((_tap_n + 1))
 	for rt in "${E2E_RUNTIMES[@]}"; do
 		_e2e_run "$rt" "$func"
@@ -152,6 +178,8 @@ e2e_done() {
 	for line in "${_e2e_table[@]}"; do
 		diag "$line"
 	done
+	[ "$_e2e_left_out" -eq 0 ] ||
+		diag "$_e2e_left_out scenario(s) without the tag $E2E_ONLY (E2E_ONLY) left out"
 	echo "1..$_tap_n"
 	exit 0
 }
@@ -161,24 +189,38 @@ e2e_name() {
 	echo "e2e-$RTN-$1"
 }
 
-# e2e_cgroup_dirs: the cgroup directories under the isolated root (which
-# is the test's own cgroup), one per line, relative, sorted, from every
-# hierarchy.
+# _e2e_cgroup_roots: the test's own cgroup in every hierarchy, one per
+# line: the isolated roots, or with the systemd driver (no cgroup
+# namespace) the directories the subreaper made for this file.
+_e2e_cgroup_roots() {
+	local h
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		tr ':' '\n' <<<"${BRIG_TEST_CGROUPS:-}" | grep .
+		return 0
+	fi
+	for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+		[ -e "$h/cgroup.procs" ] && echo "$h"
+	done
+}
+
+# e2e_cgroup_dirs: the cgroup directories under the test's own cgroup, one
+# per line, relative, sorted, from every hierarchy ("shell", the test's
+# leaf on v2, left out).
 e2e_cgroup_dirs() {
 	local h
-	for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
-		[ -e "$h/cgroup.procs" ] || continue
+	_e2e_cgroup_roots | while read -r h; do
 		(cd "$h" && find . -mindepth 1 -type d ! -name shell 2>/dev/null)
 	done | sort -u
 }
 
 # e2e_remove_cgroups: remove the (empty) cgroup directories below the
-# isolated root in every hierarchy, deepest first: what the engines made
-# for themselves (/libpod_parent/conmon) or left as parents.
+# test's own cgroup in every hierarchy, deepest first: what the engines
+# made for themselves (/libpod_parent/conmon) or left as parents.
 e2e_remove_cgroups() {
-	local d h
+	local d h roots
+	roots=$(_e2e_cgroup_roots)
 	for d in $(e2e_cgroup_dirs | sort -r); do
-		for h in /sys/fs/cgroup/*/ /sys/fs/cgroup/; do
+		for h in $roots; do
 			if [ -d "$h/$d" ]; then
 				rmdir "$h/$d" 2>/dev/null
 			fi
@@ -186,12 +228,38 @@ e2e_remove_cgroups() {
 	done
 }
 
-# e2e_procs_below: the pids of every cgroup below the isolated root (whose
-# own processes are the test's), from the pids hierarchy or cgroup2.
+# e2e_procs_below: the pids of every cgroup below the test's own (whose
+# own processes, in "shell" on v2, are the test's), from the pids
+# hierarchy or cgroup2.
 e2e_procs_below() {
-	local h=/sys/fs/cgroup/pids
-	[ -e "$h/cgroup.procs" ] || h=/sys/fs/cgroup
+	local h
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		h=$(_e2e_cgroup_roots | head -n 1)
+	else
+		h=/sys/fs/cgroup/pids
+		[ -e "$h/cgroup.procs" ] || h=/sys/fs/cgroup
+	fi
+	[ -n "$h" ] || return 0
 	find "$h" -mindepth 2 -name cgroup.procs ! -path "$h/shell/*" -exec cat {} + 2>/dev/null
+}
+
+# e2e_units PATTERN...: the systemd units loaded whose names match, one
+# per line (with the systemd driver, what a scenario leaves behind).
+e2e_units() {
+	systemctl list-units --all --plain --no-legend --no-pager "$@" 2>/dev/null | awk '{ print $1 }'
+}
+
+# e2e_check_units PATTERN...: fail when a unit matching PATTERN is loaded
+# or any unit has failed (then reset, for the next scenario).
+e2e_check_units() {
+	local left
+	left=$(e2e_units "$@")
+	[ -z "$left" ] || fail "units left: $(echo "$left" | tr '\n' ' ')"
+	left=$(systemctl list-units --failed --plain --no-legend --no-pager | awk '{ print $1 }')
+	if [ -n "$left" ]; then
+		fail "failed units: $(echo "$left" | tr '\n' ' ')"
+		systemctl reset-failed
+	fi
 }
 
 # e2e_tty CMD: run CMD (a string) under script(1) with a pty, and set out

@@ -2,8 +2,9 @@
 # Podman (with conmon) running brig, and the same scenarios with runc.
 #
 # Podman gets a store, a run directory and a configuration of its own under
-# $E2E_TMP (CONTAINERS_CONF, CONTAINERS_STORAGE_CONF), the cgroupfs
-# manager, and contrib/podman/containers.conf, which names brig in
+# $E2E_TMP (CONTAINERS_CONF, CONTAINERS_STORAGE_CONF), the cgroup manager
+# of $E2E_CGROUP_MANAGER (cgroupfs, or systemd in the systemd guest), and
+# contrib/podman/containers.conf, which names brig in
 # runtime_supports_json and runtime_supports_nocgroup.  Each scenario calls
 # `podman --runtime PATH`, as a user of brig would.  The image is a busybox
 # rootfs imported into that store (no registry).
@@ -26,9 +27,9 @@ IMG=localhost/brig-e2e-busybox
 PD=$E2E_TMP/podman
 
 # Podman's configuration (tests/lib/podman.sh): contrib/podman/containers.conf
-# with the binary under test, an isolated store and events, cgroupfs.
+# with the binary under test, an isolated store and events, the driver.
 podman_setup() {
-	brig_podman_config "$PD" "$BRIG" "$RUNC" || return 1
+	brig_podman_config "$PD" "$BRIG" "$RUNC" "$E2E_CGROUP_MANAGER" || return 1
 	brig_make_rootfs "$E2E_TMP/rootfs" || return 1
 	tar -C "$E2E_TMP/rootfs" -cf "$E2E_TMP/rootfs.tar" . || return 1
 	podman import --change 'CMD ["/bin/sh"]' \
@@ -42,13 +43,15 @@ if ! out=$(podman_setup 2>&1); then
 	exit 1
 fi
 
-# What may exist between scenarios: Podman's own cgroups for conmon.
+# What may exist between scenarios: Podman's own cgroups for conmon (with
+# the systemd manager, none below ours).
 podman_baseline_cgroups=$(printf '%s\n' ./libpod_parent ./libpod_parent/conmon)
 
 # Nothing a scenario started may outlive it: no container known to
 # Podman, no state under the runtimes' default roots (Podman passes no
 # --root), no cgroup but Podman's own, no process in any cgroup below
-# ours, no mount that was not there before.
+# ours, no mount that was not there before; with the systemd manager, no
+# libpod unit (the containers' scopes) and no failed unit.
 e2e_check_clean() {
 	local left
 	left=$(podman ps -aq)
@@ -66,6 +69,9 @@ e2e_check_clean() {
 	# again, at will.)
 	left=$(e2e_mounts | comm -13 "$E2E_TMP/mounts" - | awk -v d="$PD/storage/overlay" '$3 != d')
 	[ -z "$left" ] || fail "mounts left: $left"
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		e2e_check_units 'libpod-*'
+	fi
 }
 
 P() { podman --runtime "$RT" "$@"; }
@@ -343,16 +349,20 @@ s_rm_no_state() {
 	assert_eq "$out" "" "containers after run --rm"
 	assert_eq "$(ls -A /run/"$RTN" 2>/dev/null)" "$before" "/run/$RTN after run --rm"
 	assert_eq "$(e2e_cgroup_dirs | grep -c libpod-)" 0 "container cgroups after run --rm"
+	if [ "$E2E_CGROUP_MANAGER" = systemd ]; then
+		assert_eq "$(e2e_units 'libpod-*')" "" "container scopes after run --rm"
+	fi
 }
 
+# (E2E_PARALLEL containers: 20 by default)
 s_parallel() {
-	local i pids=() bad=0
-	for i in $(seq 1 20); do
+	local i pids=() bad=0 n=${E2E_PARALLEL:-20}
+	for i in $(seq 1 "$n"); do
 		timeout -k 5 120 podman --runtime "$RT" run --rm --name "$(e2e_name p$i)" "$IMG" \
 			sh -c "echo container $i" >"$T/out.$i" 2>"$T/err.$i" &
 		pids+=($!)
 	done
-	for i in $(seq 1 20); do
+	for i in $(seq 1 "$n"); do
 		if ! wait "${pids[i - 1]}"; then
 			bad=$((bad + 1))
 			diag "container $i failed: $(cat "$T/err.$i")"
@@ -361,7 +371,7 @@ s_parallel() {
 			diag "container $i printed: $(cat "$T/out.$i")"
 		fi
 	done
-	assert_eq "$bad" 0 "containers that failed out of 20"
+	assert_eq "$bad" 0 "containers that failed out of $n"
 }
 
 s_nocgroup() {
@@ -422,17 +432,17 @@ s_job_annotations() {
 
 e2e_mounts >"$E2E_TMP/mounts"
 
-scenario "run --rm echo" s_echo
-scenario "exit codes 0 1 42 127 126 137" s_exit_codes
-scenario "run -d, exec, stop, rm" s_detach_exec
-scenario "stop, start again, logs" s_restart
+scenario "run --rm echo" s_echo cgroup
+scenario "exit codes 0 1 42 127 126 137" s_exit_codes cgroup
+scenario "run -d, exec, stop, rm" s_detach_exec cgroup
+scenario "stop, start again, logs" s_restart cgroup
 scenario "run -it (tty)" s_tty
 scenario "exec -it (tty)" s_exec_tty
 scenario "run -i (stdin pipe)" s_stdin
-scenario "--memory --pids-limit --cpus read back" s_limits
-scenario "--memory OOM kill is 137" s_oom
-scenario "pause, unpause" s_pause
-scenario "update --memory --pids-limit" s_update
+scenario "--memory --pids-limit --cpus read back" s_limits cgroup
+scenario "--memory OOM kill is 137" s_oom cgroup
+scenario "pause, unpause" s_pause cgroup
+scenario "update --memory --pids-limit" s_update cgroup
 scenario "--read-only" s_read_only
 scenario "--cap-drop ALL, --cap-add" s_cap_drop
 scenario "--security-opt no-new-privileges" s_nnp
@@ -441,12 +451,12 @@ scenario "-v bind volume (rw, ro)" s_volume
 scenario "--tmpfs with size and mode" s_tmpfs
 scenario "--network none and host" s_network
 scenario "logs (stdout, stderr)" s_logs
-scenario "top" s_top
+scenario "top" s_top cgroup
 scenario "kill -s USR1" s_kill_usr1
 scenario "--init (catatonit)" s_init
-scenario "run --rm leaves no state" s_rm_no_state
-scenario "20 containers in parallel" s_parallel
-scenario "--cgroups=disabled (runtime_supports_nocgroup)" s_nocgroup
+scenario "run --rm leaves no state" s_rm_no_state cgroup
+scenario "${E2E_PARALLEL:-20} containers in parallel" s_parallel cgroup
+scenario "--cgroups=disabled (runtime_supports_nocgroup)" s_nocgroup cgroup
 scenario "--runtime NAME from containers.conf" s_runtime_name
 scenario "run.brig.job.timeout and .result annotations" s_job_annotations
 
