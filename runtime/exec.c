@@ -65,6 +65,7 @@ struct exec_job {
 	int sock[2];
 	pid_t pid;
 	bool own_userns; /* the container has a user namespace of its own */
+	bool no_cgroup;  /* rootless, not allowed into the container's cgroup */
 	int ns_child;    /* CLONE_NEW* the joiner joins: the init's that differ */
 	int ns_parent;   /* the same for pid and time (for the process it forks) */
 	sigset_t saved_mask;
@@ -564,6 +565,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	};
 	pid_t joiner;
 	int dumpable;
+	bool rootless = geteuid() != 0; /* (before join_rootless makes it 0) */
 
 	if (j->cg.v2fd >= 0) {
 		ca.flags |= CLONE_INTO_CGROUP;
@@ -579,6 +581,19 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	if (join_rootless(j, err) < 0)
 		return -1;
 	joiner = brig_clone3(&ca);
+	if (joiner < 0 && (errno == EACCES || errno == EPERM) && (ca.flags & CLONE_INTO_CGROUP) &&
+	    rootless) {
+		/* Rootless, moving a process into the container's cgroup takes
+		 * write access to the cgroup.procs of the two cgroups' common
+		 * ancestor, which is not the user's when the scope is its
+		 * systemd's and brig runs in a login session: the process
+		 * then stays in brig's cgroup, as runc lets it. */
+		brig_debug("rootless: exec outside the container's cgroup (clone3: %s)",
+		           strerror(errno));
+		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
+		j->no_cgroup = true;
+		joiner = brig_clone3(&ca);
+	}
 	/* brig itself is out of the container's sight (and its binary
 	 * read-only): as it was, so that a rootless brig stays traceable by
 	 * its own user (LeakSanitizer, a debugger) */
@@ -718,7 +733,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	brig_fault("exec.clone");
 	/* the joiner, where it does not enter itself; the process it forks
 	 * is born where it is */
-	entered = brig_cgroup_enter(&j.cg, j.subcg, j.pid, err);
+	entered = j.no_cgroup ? 0 : brig_cgroup_enter(&j.cg, j.subcg, j.pid, err);
 	brig_cgroup_close_tasks(&j.cg); /* the joiner's now */
 	if (entered < 0 || brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
 	    receive_process(&j, err) < 0 || receive_master(&j, err) < 0 ||

@@ -222,9 +222,12 @@ t_rootless() {
 	assert_eq "$(cat "/proc/$pid/cgroup" 2>&1)" "0::$cg" "the init's cgroup"
 	assert_eq "$(cat "$d/memory.max" "$d/pids.max" 2>&1)" $'67108864\n50' "memory.max, pids.max"
 	assert_eq "$(stat -c %U "$d")" "$u" "owner of the scope's cgroup"
-	run_cmd as_rl "$T/bin/brig" exec rl1 sh -c 'id -u; cat /proc/self/cgroup'
+	# brig runs here in root's cgroup: the user may not move the process
+	# into its scope (the cgroups' common ancestor is not the user's), so
+	# it stays in brig's, as runc lets it
+	run_cmd as_rl "$T/bin/brig" exec rl1 id -u
 	assert_rc 0
-	assert_eq "$(sed -n 1p <<<"$out")" 0 "id -u in an exec"
+	assert_eq "$out" 0 "id -u in an exec"
 	run_cmd as_rl "$T/bin/brig" update --memory 134217728 rl1
 	assert_rc 0
 	assert_eq "$(uprop MemoryMax)" 134217728 "MemoryMax after update"
