@@ -23,6 +23,7 @@ struct brig_context {
 	bool no_cgroup;              /* --cgroup-manager disabled */
 	enum brig_rootless rootless; /* --rootless */
 	char **argv;                 /* brig's own, to re-execute (linux/selfexe.h) */
+	const char *criu;            /* --criu: CRIU's binary (NULL: "criu" from $PATH) */
 };
 
 #endif

@@ -126,7 +126,7 @@ static void write_linux(struct brig_jsonw *w)
 	brig_jsonw_object_end(w);
 }
 
-static void write_annotations(struct brig_jsonw *w)
+static void write_annotations(struct brig_jsonw *w, bool checkpoint)
 {
 	char buf[64];
 
@@ -150,12 +150,14 @@ static void write_annotations(struct brig_jsonw *w)
 	brig_jsonw_kv_string(w, "run.brig.systemd",
 	                     "compiled out (--without-systemd, or no libsystemd)");
 #endif
+	if (checkpoint)
+		brig_jsonw_kv_string(w, "org.opencontainers.runc.checkpoint.enabled", "true");
 	snprintf(buf, sizeof(buf), "%s", BRIG_COMMIT);
 	brig_jsonw_kv_string(w, "run.brig.commit", buf);
 	brig_jsonw_object_end(w);
 }
 
-char *brig_features_json(void)
+char *brig_features_json(bool checkpoint)
 {
 	struct brig_jsonw w;
 
@@ -170,7 +172,7 @@ char *brig_features_json(void)
 		brig_jsonw_string(&w, brig_mount_option_names[i]);
 	brig_jsonw_array_end(&w);
 	write_linux(&w);
-	write_annotations(&w);
+	write_annotations(&w, checkpoint);
 	brig_jsonw_object_end(&w);
 	return brig_jsonw_finish(&w);
 }

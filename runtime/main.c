@@ -130,6 +130,13 @@ static int run_main(int argc, char **argv, int *status, int *fail_status, struct
 		}
 		cli.ctx.root = g.vals[BRIG_G_ROOT].str;
 	}
+	if (g.vals[BRIG_G_CRIU].set) {
+		if (!g.vals[BRIG_G_CRIU].str[0]) {
+			brig_error_usage(err, "--criu must not be empty");
+			goto out;
+		}
+		cli.ctx.criu = g.vals[BRIG_G_CRIU].str;
+	}
 	cli.log_path = g.vals[BRIG_G_LOG].str;
 	cli.debug = g.vals[BRIG_G_DEBUG].b;
 	cli.ctx.systemd_cgroup = g.vals[BRIG_G_SYSTEMD_CGROUP].b;

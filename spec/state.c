@@ -216,3 +216,33 @@ char *brig_state_to_hook_json(const struct brig_state *s, enum brig_status statu
 	brig_state_write_hook(&w, s, status);
 	return brig_jsonw_finish(&w);
 }
+
+char **brig_descriptors_parse(struct brig_arena *arena, const char *name, const char *text,
+                              size_t len, size_t *n, struct brig_error *err)
+{
+	struct brig_arena scratch = BRIG_ARENA_INIT;
+	const struct brig_json *top = brig_json_parse(&scratch, name, text, len, err);
+	char **out = NULL;
+
+	if (!top)
+		goto done;
+	if (top->type != BRIG_JSON_ARRAY) {
+		brig_error_set(err, "%s: expected an array of strings", name);
+		goto done;
+	}
+	out = brig_arena_array(arena, top->n + 1, sizeof(*out));
+	for (size_t i = 0; i < top->n; i++) {
+		const struct brig_json *v = top->items[i];
+
+		if (v->type != BRIG_JSON_STRING || memchr(v->str, '\0', v->len)) {
+			brig_error_set(err, "%s: [%zu]: expected a string", name, i);
+			out = NULL;
+			goto done;
+		}
+		out[i] = brig_arena_strndup(arena, v->str, v->len);
+	}
+	*n = top->n;
+done:
+	brig_arena_release(&scratch);
+	return out;
+}

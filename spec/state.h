@@ -88,4 +88,12 @@ void brig_state_write_hook(struct brig_jsonw *w, const struct brig_state *state,
 void brig_state_write_oci(struct brig_jsonw *w, const struct brig_state *state,
                           enum brig_status status);
 
+/*
+ * descriptors.json, which checkpoint writes beside CRIU's images as runc
+ * does: what the init's fds 0, 1 and 2 were ("pipe:[123]", "/dev/null"),
+ * a JSON array of strings.  The strings are allocated from @arena.
+ */
+char **brig_descriptors_parse(struct brig_arena *arena, const char *name, const char *text,
+                              size_t len, size_t *n, struct brig_error *err);
+
 #endif

@@ -49,7 +49,7 @@ APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format shellcheck valgrind
 	qemu-system-x86 linux-image-amd64 uidmap man-db groff-base zsh bash-completion
 	podman conmon catatonit containerd python3-grpcio python3-protobuf protobuf-compiler numactl
-	systemd dbus"
+	systemd dbus criu"
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}

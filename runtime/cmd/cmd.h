@@ -67,8 +67,12 @@ extern const size_t brig_n_global_options;
 /* --preserve-fds N (create, run, exec). */
 int brig_cmd_parse_preserve_fds(const char *s, unsigned int *out, struct brig_error *err);
 
-/* For subcommands whose behaviour has not landed yet. */
-int brig_cmd_not_implemented(const char *name, struct brig_error *err);
+/* The flags checkpoint and restore share (runc's), into @f; @v is the
+ * command's values from the index of "image-path" on, in the order of
+ * BRIG_CRIU_OPTIONS. */
+struct brig_criu_flags;
+int brig_cmd_criu_flags(const struct brig_optval *v, struct brig_criu_flags *f,
+                        struct brig_error *err);
 
 extern const struct brig_command brig_cmd_checkpoint, brig_cmd_create, brig_cmd_delete,
     brig_cmd_events, brig_cmd_exec, brig_cmd_features, brig_cmd_job, brig_cmd_kill, brig_cmd_list,

@@ -5,10 +5,11 @@
 #include <stdio.h>
 
 #include "features.h"
+#include "linux/criu.h"
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
-	_cleanup_free_ char *json = brig_features_json();
+	_cleanup_free_ char *json = brig_features_json(brig_criu_usable(cli->ctx.criu));
 
 	fputs(json, stdout);
 	return 0;
@@ -21,7 +22,8 @@ const struct brig_command brig_cmd_features = {
 	.description =
 	    "   Print the runtime-spec features document: what this build of brig\n"
 	    "   implements (spec versions, hooks, mount options, namespaces,\n"
-	    "   capabilities, cgroup drivers, seccomp, LSMs). Only what works is listed.",
+	    "   capabilities, cgroup drivers, seccomp, LSMs). Only what works is listed:\n"
+	    "   checkpoint and restore only where criu (--criu) passes its check.",
 	.mode = BRIG_PARSE_PERMUTE,
 	.min_args = 0,
 	.max_args = 0,

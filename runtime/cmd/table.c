@@ -26,7 +26,7 @@ const struct brig_option brig_global_options[] = {
 	                  "located in tmpfs)",
 	                  "/run/brig" },
 	[BRIG_G_CRIU] = { "criu", 0, BRIG_OPT_STRING, "PATH",
-	                  "accepted for runc compatibility; checkpointing is not supported", NULL },
+	                  "path to the criu binary used for checkpoint and restore", "criu" },
 	[BRIG_G_SYSTEMD_CGROUP] = { "systemd-cgroup", 0, BRIG_OPT_BOOL, NULL,
 	                            "enable systemd cgroup support, expects cgroupsPath to be of "
 	                            "form \"slice:prefix:name\"",

@@ -33,8 +33,8 @@ void brig_pb_put_string(struct brig_strbuf *b, uint32_t field, const char *s);
 struct brig_pb_field {
 	uint32_t field;
 	enum brig_pb_wire wire;
-	uint64_t v;       /* VARINT, FIXED64, FIXED32 */
-	const char *p;    /* BYTES: not NUL-terminated */
+	uint64_t v;    /* VARINT, FIXED64, FIXED32 */
+	const char *p; /* BYTES: not NUL-terminated */
 	size_t len;
 };
 

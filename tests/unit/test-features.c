@@ -32,7 +32,7 @@ int main(void)
 {
 	struct brig_arena a = BRIG_ARENA_INIT;
 	struct brig_error err = BRIG_ERROR_INIT;
-	char *text = brig_features_json();
+	char *text = brig_features_json(false);
 	const struct brig_json *top, *lx, *v;
 
 	top = brig_json_parse(&a, "features", text, strlen(text), &err);
