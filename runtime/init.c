@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -250,6 +251,29 @@ static int join_container(const struct brig_init_args *a, int **idmapped, struct
 }
 
 /*
+ * In the root: stdio that is the caller's /dev/null (an engine's, for a
+ * detached container) becomes the container's own, as runc does it
+ * (reOpenDevNull): a file of a mount outside the container is one CRIU
+ * cannot checkpoint.  Only a character device 1:3 on either side.
+ */
+static int reopen_devnull(struct brig_error *err)
+{
+	_cleanup_close_ int fd = open("/dev/null", O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	struct stat own, st;
+
+	if (fd < 0 || fstat(fd, &own) < 0 || !S_ISCHR(own.st_mode) || own.st_rdev != makedev(1, 3))
+		return 0; /* no /dev/null of its own: leave stdio alone */
+	for (int i = 0; i < 3; i++) {
+		if (fstat(i, &st) < 0 || !S_ISCHR(st.st_mode) || st.st_rdev != own.st_rdev ||
+		    (st.st_dev == own.st_dev && st.st_ino == own.st_ino))
+			continue;
+		if (dup3(fd, i, 0) < 0)
+			return brig_error_setp(err, errno, "reopen /dev/null as fd %d", i);
+	}
+	return 0;
+}
+
+/*
  * The container's filesystem, from the bound rootfs @rootfd to the root
  * the process sees: mounts, devices, createContainer hooks, masks and
  * read-only paths (before pivot_root, from the rootfs fd: the host's
@@ -294,6 +318,8 @@ static int build_root(const struct brig_init_args *a, int rootfd, int procfd, in
 	                              err) < 0)
 		return -1;
 	if (brig_rootfs_enter(&a->rootfs, rootfd, err) < 0)
+		return -1;
+	if (reopen_devnull(err) < 0)
 		return -1;
 	if (terminal_setup(a, rootfd, procfd, err) < 0)
 		return -1;

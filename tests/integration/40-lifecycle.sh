@@ -568,6 +568,28 @@ t_fd_leak_create() {
 	assert_empty_dir "$T/root"
 }
 
+# stdio that is the caller's /dev/null is the container's own /dev/null
+# (runc's reOpenDevNull): a file on a mount outside the container is one
+# CRIU cannot checkpoint; any other stdio stays what the caller gave.
+t_stdio_devnull() {
+	local host own
+	host=$(stat -L -c '%d:%i' /dev/null)
+	# (the shell's own fds, read from a subshell: busybox runs stat in
+	# the shell itself, its redirection applied to the shell's fds)
+	mkbundle . sh -c 'for i in 0 1 2; do s="$s$(stat -L -c "%d:%i %t:%T" /proc/$$/fd/$i)
+"; done; printf %s "$s" >/shared/fds; stat -L -c "%d:%i" /dev/null >/shared/own'
+	"$BRIG" --root "$T/root" run --bundle "$T/b" c1 </dev/null >/dev/null 2>/dev/null
+	assert_eq "$?" 0 "exit status of run"
+	own=$(cat "$T/shared/own")
+	assert_ne "$own" "$host" "the container's /dev/null is not the host's"
+	assert_eq "$(cat "$T/shared/fds")" "$(printf '%s 1:3\n' "$own" "$own" "$own")" \
+		"stdio: the container's /dev/null"
+	# a file stays the caller's
+	"$BRIG" --root "$T/root" run --bundle "$T/b" c2 </dev/null >"$T/out" 2>/dev/null
+	assert_eq "$(sed -n 2p "$T/shared/fds")" "$(stat -c '%d:%i' "$T/out") 0:0" \
+		"stdout, a file, is the caller's"
+}
+
 t_preserve_fds() {
 	echo three >"$T/three"
 	echo four >"$T/four"
@@ -796,6 +818,7 @@ tap_test "state says stopped once the init is killed behind brig's back" t_state
 tap_test "state says stopped when the pid names another process" t_state_pid_reused
 tap_test "fds leaked into run do not reach the container" t_fd_leak_run
 tap_test "fds leaked into create and start do not reach the container" t_fd_leak_create
+tap_test "stdio on the caller's /dev/null becomes the container's /dev/null, as in runc" t_stdio_devnull
 tap_test "--preserve-fds 1 passes fd 3 and only it" t_preserve_fds
 tap_test "LISTEN_FDS passes fds when LISTEN_PID is brig's pid" t_listen_fds
 tap_test "LISTEN_FDS for another pid passes nothing" t_listen_fds_other_pid
