@@ -25,6 +25,7 @@
 #include "config.h"
 #include "checkpoint.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -64,6 +65,7 @@
 
 #define DESCRIPTORS "descriptors.json"
 #define CRIU_ROOT "criu-root"
+#define CRIU_YARD "criu-yard"
 
 /* ------------------------------------------------------------ shared */
 
@@ -185,6 +187,106 @@ static void put_ext_mounts(struct brig_strbuf *o, const struct brig_config *cfg,
 		                   lx->devices[i].path);
 }
 
+/*
+ * A mount namespace of brig's own, first thing: what restore mounts goes
+ * with brig.  Every directory CRIU is given is opened after it: CRIU
+ * works in the one it opens through /proc/<brig>/fd (its cgroup yard,
+ * a tmpfs, is mounted in the work directory), and a mount is refused
+ * (EINVAL) on a directory of another mount namespace.
+ */
+static int private_mntns(struct brig_error *err)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		return brig_error_setp(err, errno, "unshare(CLONE_NEWNS)");
+	if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+		return brig_error_setp(err, errno, "make / a slave mount");
+	return 0;
+}
+
+/* @name in the directory @dirfd as a path: CRIU takes paths. */
+static char *path_in(int dirfd, const char *name, struct brig_error *err)
+{
+	char self[64], dir[PATH_MAX];
+	ssize_t n;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", dirfd);
+	n = readlink(self, dir, sizeof(dir) - 1);
+	if (n < 0) {
+		brig_error_setp(err, errno, "readlink %s", self);
+		return NULL;
+	}
+	dir[n] = '\0';
+	return brig_xasprintf("%s/%s", dir, name);
+}
+
+/*
+ * The cgroup hierarchies, bound where CRIU looks for them (its cgroup
+ * yard, in the state directory @dirfd and brig's own mount namespace).
+ * Left to itself, CRIU mounts each hierarchy anew, and a cgroup2 mount
+ * made in the initial cgroup namespace resets the options of the host's
+ * one hierarchy (nsdelegate and memory_recursiveprot were gone after a
+ * checkpoint, runc's too); a bind changes nothing.  CRIU's names: v2's
+ * is "unified", a named v1 one's its name without "name=".
+ */
+static char *make_yard(int dirfd, struct brig_error *err)
+{
+	struct brig_cg_mount *m = NULL;
+	size_t n = 0;
+	char *yard;
+
+	if (brig_cgroup_mounts(&m, &n, err) < 0)
+		return NULL;
+	yard = path_in(dirfd, CRIU_YARD, err);
+	if (!yard || (mkdirat(dirfd, CRIU_YARD, 0700) < 0 && errno != EEXIST)) {
+		if (yard)
+			brig_error_setp(err, errno, "mkdir %s", CRIU_YARD);
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *name = m[i].v2 ? "unified" : m[i].controllers;
+		_cleanup_free_ char *dir = NULL;
+
+		if (!strncmp(name, "name=", 5))
+			name += 5;
+		dir = brig_xasprintf("%s/%s", yard, name);
+		if (mkdir(dir, 0700) < 0 || mount(m[i].mountpoint, dir, NULL, MS_BIND, NULL) < 0) {
+			brig_error_setp(err, errno, "the cgroup yard: %s", dir);
+			goto fail;
+		}
+	}
+	brig_cgroup_mounts_free(m, n);
+	return yard;
+fail:
+	brig_cgroup_mounts_free(m, n);
+	free(yard);
+	return NULL;
+}
+
+static void drop_yard(int dirfd, char **yard)
+{
+	_cleanup_close_ int fd = -1;
+	DIR *d;
+
+	if (!*yard)
+		return;
+	fd = openat(dirfd, CRIU_YARD, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		_cleanup_free_ char *dir = NULL;
+
+		if (e->d_name[0] == '.')
+			continue;
+		dir = brig_xasprintf("%s/%s", *yard, e->d_name);
+		umount2(dir, MNT_DETACH);
+		unlinkat(fd, e->d_name, AT_REMOVEDIR);
+	}
+	if (d)
+		closedir(d);
+	unlinkat(dirfd, CRIU_YARD, AT_REMOVEDIR);
+	free(*yard);
+	*yard = NULL;
+}
+
 /* ------------------------------------------------------------ checkpoint */
 
 /* "ADDRESS:PORT" as runc's --page-server takes it. */
@@ -279,12 +381,15 @@ int brig_container_checkpoint(const struct brig_context *ctx, const struct brig_
 	_cleanup_close_ int images = -1, work = -1, procroot = -1;
 	const char *image_path = o->f.image_path ? o->f.image_path : "checkpoint";
 	const char *freezer;
+	char *yard = NULL;
 	enum brig_status st;
 	bool destroy;
 	int r = -1;
 
 	if (o->parent_path && o->parent_path[0] == '/')
 		return brig_error_usage(err, "--parent-path must be relative");
+	if (private_mntns(err) < 0)
+		return -1;
 	if (o->page_server && put_page_server(&opts, o->page_server, err) < 0)
 		goto out;
 	if (brig_container_ref_open(&c, ctx->root, o->id, BRIG_LOCK_EXCLUSIVE, err) < 0)
@@ -324,6 +429,10 @@ int brig_container_checkpoint(const struct brig_context *ctx, const struct brig_
 		brig_pb_put_bool(&opts, BRIG_CRIU_O_LEAVE_RUNNING, true);
 	if (cfg->process && cfg->process->terminal)
 		brig_pb_put_bool(&opts, BRIG_CRIU_O_ORPHAN_PTS_MASTER, true);
+	yard = make_yard(c.e.dirfd, err);
+	if (!yard)
+		goto out;
+	brig_pb_put_string(&opts, BRIG_CRIU_O_CGROUP_YARD, yard);
 	freezer = freezer_dir(&cg);
 	if (freezer)
 		brig_pb_put_string(&opts, BRIG_CRIU_O_FREEZE_CGROUP, freezer);
@@ -357,11 +466,14 @@ int brig_container_checkpoint(const struct brig_context *ctx, const struct brig_
 		if (brig_criu_run(&call, err) < 0)
 			goto out;
 	}
+	drop_yard(c.e.dirfd, &yard);
 	destroy = !o->leave_running && !o->pre_dump;
 	brig_container_ref_close(&c);
 	/* runc's rule: a container dumped without --leave-running is gone */
 	r = destroy ? brig_container_delete(ctx, o->id, true, err) : 0;
 out:
+	if (c.e.dirfd >= 0)
+		drop_yard(c.e.dirfd, &yard);
 	brig_strbuf_release(&opts);
 	brig_cgroup_release(&cg);
 	brig_config_free(cfg);
@@ -382,6 +494,7 @@ struct restore_job {
 	struct brig_arena arena;
 	char *rootfs;
 	char *criu_root; /* mounted, in brig's own mount namespace */
+	char *yard;      /* make_yard's */
 	int console;
 	int master;
 	int pidfd;
@@ -519,37 +632,15 @@ static int criu_notify(void *arg, const char *script, pid_t pid, int fd, struct 
 	return 0;
 }
 
-/*
- * A mount namespace of brig's own, first thing: what restore mounts goes
- * with brig.  Every directory CRIU is given is opened after it: CRIU
- * works in the one it opens through /proc/<brig>/fd (its cgroup yard,
- * a tmpfs, is mounted in the work directory), and a mount is refused
- * (EINVAL) on a directory of another mount namespace.
- */
-static int private_mntns(struct brig_error *err)
-{
-	if (unshare(CLONE_NEWNS) < 0)
-		return brig_error_setp(err, errno, "unshare(CLONE_NEWNS)");
-	if (mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
-		return brig_error_setp(err, errno, "make / a slave mount");
-	return 0;
-}
-
 /* The rootfs bound where CRIU wants it: a mount point whose parent is not
  * overmounted. */
 static int bind_criu_root(struct restore_job *j, struct brig_error *err)
 {
-	char self[64], dir[PATH_MAX];
-	ssize_t n;
-
-	snprintf(self, sizeof(self), "/proc/self/fd/%d", j->entry.dirfd);
-	n = readlink(self, dir, sizeof(dir) - 1);
-	if (n < 0)
-		return brig_error_setp(err, errno, "readlink %s", self);
-	dir[n] = '\0';
 	if (mkdirat(j->entry.dirfd, CRIU_ROOT, 0755) < 0)
 		return brig_error_setp(err, errno, "mkdir %s", CRIU_ROOT);
-	j->criu_root = brig_xasprintf("%s/%s", dir, CRIU_ROOT);
+	j->criu_root = path_in(j->entry.dirfd, CRIU_ROOT, err);
+	if (!j->criu_root)
+		return -1;
 	if (mount(j->rootfs, j->criu_root, NULL, MS_BIND | MS_REC, NULL) < 0) {
 		int e = errno;
 
@@ -562,6 +653,8 @@ static int bind_criu_root(struct restore_job *j, struct brig_error *err)
 
 static void unbind_criu_root(struct restore_job *j)
 {
+	if (j->entry.dirfd >= 0)
+		drop_yard(j->entry.dirfd, &j->yard);
 	if (!j->criu_root)
 		return;
 	umount2(j->criu_root, MNT_DETACH);
@@ -804,6 +897,10 @@ int brig_container_restore(const struct brig_context *ctx, const struct brig_res
 	if (make_mountpoints(&j, err) < 0 || bind_criu_root(&j, err) < 0)
 		goto fail;
 	brig_pb_put_string(&j.opts, BRIG_CRIU_O_ROOT, j.criu_root);
+	j.yard = make_yard(j.entry.dirfd, err);
+	if (!j.yard)
+		goto fail;
+	brig_pb_put_string(&j.opts, BRIG_CRIU_O_CGROUP_YARD, j.yard);
 
 	brig_foreground_signals(foreground, !o->no_subreaper, &fwd, &saved);
 	{

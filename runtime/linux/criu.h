@@ -64,6 +64,7 @@ enum brig_criu_opt {
 	BRIG_CRIU_O_LAZY_PAGES = 48,
 	BRIG_CRIU_O_ORPHAN_PTS_MASTER = 50,
 	BRIG_CRIU_O_CONFIG_FILE = 51,
+	BRIG_CRIU_O_CGROUP_YARD = 60,
 };
 
 /* criu_cg_mode */

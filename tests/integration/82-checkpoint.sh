@@ -83,9 +83,17 @@ t_no_criu_says_why() {
 	assert_eq "$(ls "$T/root")" "c1" "nothing of c2 is left"
 }
 
+# the options of the cgroup filesystems (a new cgroup2 mount from the
+# initial cgroup namespace would reset nsdelegate, memory_recursiveprot)
+cg_options() {
+	awk '{ i = 7; while ($i != "-") i++; if ($(i + 1) ~ /^cgroup/) print $5, $(i + 3) }' \
+		/proc/self/mountinfo | sort
+}
+
 t_counter() {
 	need_criu
-	local n pid cg
+	local n pid cg opts
+	opts=$(cg_options)
 	counter_bundle
 	up c1
 	counts_past 2 || fail "the counter does not count"
@@ -99,12 +107,14 @@ t_counter() {
 	assert_eq "$(count)" "$n" "the counter stopped with the checkpoint"
 	assert_file "$T/img/descriptors.json"
 	assert_file "$T/img/inventory.img"
+	assert_eq "$(cg_options)" "$opts" "the cgroup filesystems' options after checkpoint"
 
 	delete_at_end c2
 	br restore --image-path "$T/img" --bundle "$T/b" -d c2
 	assert_rc 0
 	assert_eq "$out$err" "" "output of restore -d"
 	assert is_status c2 running
+	assert_eq "$(cg_options)" "$opts" "the cgroup filesystems' options after restore"
 	counts_past "$n" || fail "the restored counter does not go on from $n"
 	pid=$(state_field c2 pid)
 	cg=$(cg_of "$pid")
@@ -272,7 +282,9 @@ t_fork() {
 	br checkpoint --image-path "$T/img" c1
 	assert_rc 0
 	for i in 1 2 3; do
-		mkdir -p "$T/f$i/shared"
+		# a copy of the bind's contents too: a file the counter had
+		# open at the dump (its echo's) must be there at the restore
+		mkdir -p "$T/f$i" && cp -a "$T/shared" "$T/f$i/shared"
 		cp -a "$T/rootfs" "$T/f$i/rootfs"
 		jq --arg r "$T/f$i/rootfs" --arg s "$T/f$i/shared" \
 			'.root.path = $r | (.mounts[] | select(.destination == "/shared") | .source) = $s' \
