@@ -430,6 +430,77 @@ s_job_annotations() {
 	assert_contains "$err" "run.brig.job.timeout"
 }
 
+# checkpoint and restore go through the runtime's own commands (CRIU,
+# where `criu check` passes: the vm guest's kernel, not this host's).
+need_criu() {
+	command -v criu >/dev/null || skip "criu is not installed"
+	criu check >/dev/null 2>&1 || skip "criu check fails on this kernel ($(uname -r))"
+}
+
+COUNTER='i=0; while true; do i=$((i+1)); echo $i >/tmp/count; sleep 0.1; done'
+
+# the counter of NAME (0 when it cannot be read)
+pcount() {
+	P exec "$1" cat /tmp/count 2>/dev/null || echo 0
+}
+
+# counts_on NAME: the counter goes on within 10 s
+counts_on() {
+	local n i
+	n=$(pcount "$1")
+	for ((i = 0; i < 20; i++)); do
+		sleep 0.5
+		[ "$(pcount "$1")" -gt "$n" ] && return 0
+	done
+	return 1
+}
+
+s_checkpoint() {
+	local name
+	need_criu
+	name=$(e2e_name cp)
+	run_cmd P run -d --name "$name" "$IMG" sh -c "$COUNTER"
+	assert_rc 0
+	counts_on "$name" || fail "the counter does not count"
+	run_cmd P container checkpoint "$name"
+	assert_rc 0
+	run_cmd podman inspect --format '{{.State.Status}}' "$name"
+	assert_eq "$out" exited "status after checkpoint"
+	run_cmd P container restore "$name"
+	assert_rc 0
+	run_cmd podman inspect --format '{{.State.Status}}' "$name"
+	assert_eq "$out" running "status after restore"
+	counts_on "$name" || fail "the restored counter does not go on"
+	run_cmd P container checkpoint --leave-running "$name"
+	assert_rc 0
+	counts_on "$name" || fail "the counter stopped with --leave-running"
+	run_cmd P rm -f -t 0 "$name"
+	assert_rc 0
+}
+
+# One exported checkpoint restored into two new containers (--import
+# --name): each counts on its own.
+s_checkpoint_fork() {
+	local name i
+	need_criu
+	name=$(e2e_name cpf)
+	run_cmd P run -d --name "$name" "$IMG" sh -c "$COUNTER"
+	assert_rc 0
+	counts_on "$name" || fail "the counter does not count"
+	run_cmd P container checkpoint --export "$T/cp.tar" "$name"
+	assert_rc 0
+	run_cmd P rm -f -t 0 "$name"
+	for i in 1 2; do
+		run_cmd P container restore --import "$T/cp.tar" --name "$name-$i"
+		assert_rc 0
+	done
+	for i in 1 2; do
+		counts_on "$name-$i" || fail "copy $i does not count"
+	done
+	run_cmd P rm -f -t 0 "$name-1" "$name-2"
+	assert_rc 0
+}
+
 e2e_mounts >"$E2E_TMP/mounts"
 
 scenario "run --rm echo" s_echo cgroup
@@ -455,6 +526,8 @@ scenario "top" s_top cgroup
 scenario "kill -s USR1" s_kill_usr1
 scenario "--init (catatonit)" s_init
 scenario "run --rm leaves no state" s_rm_no_state cgroup
+scenario "container checkpoint, restore, --leave-running" s_checkpoint criu
+scenario "checkpoint --export, restore --import twice" s_checkpoint_fork criu
 scenario "${E2E_PARALLEL:-20} containers in parallel" s_parallel cgroup
 scenario "--cgroups=disabled (runtime_supports_nocgroup)" s_nocgroup cgroup
 scenario "--runtime NAME from containers.conf" s_runtime_name
