@@ -157,11 +157,19 @@ static void put_ext_mounts(struct brig_strbuf *o, const struct brig_config *cfg,
 
 		if (!mount_is_bind(m) || !m->source)
 			continue;
-		if (dump)
+		if (dump) {
 			src = brig_xstrdup(m->destination);
-		else
-			src = m->source[0] == '/' ? brig_xstrdup(m->source)
-			                          : brig_xasprintf("%s/%s", bundle, m->source);
+		} else {
+			/* resolved, as the bind at create followed it: CRIU's
+			 * move_mount of a symlink (Debian's /lib) is EINVAL */
+			_cleanup_free_ char *given =
+			    m->source[0] == '/' ? brig_xstrdup(m->source)
+			                        : brig_xasprintf("%s/%s", bundle, m->source);
+
+			src = realpath(given, NULL);
+			if (!src)
+				src = TAKE_PTR(given);
+		}
 		brig_criu_put_pair(o, BRIG_CRIU_O_EXT_MNT, m->destination, src);
 	}
 	/* a masked file is /dev/null bound over it; a masked directory is a

@@ -227,12 +227,17 @@ t_tty() {
 	assert [ "$first" -gt "$last" ]
 }
 
-# A bind of the host and a tmpfs whose contents CRIU carries over.
+# A bind of the host and a tmpfs whose contents CRIU carries over; a bind
+# whose source is a symlink (as Debian's /lib is) restores too.
 t_mounts() {
 	need_criu
 	counter_bundle
-	brig_bundle_edit "$T/b" '.mounts += [{destination: "/scratch", type: "tmpfs", source: "tmpfs", options: ["size=1m"]}]
-		| .process.args[2] = "echo kept >/scratch/f; " + .process.args[2]'
+	mkdir -p "$T/data"
+	echo data >"$T/data/f"
+	ln -s data "$T/link"
+	brig_bundle_edit "$T/b" '.mounts += [{destination: "/scratch", type: "tmpfs", source: "tmpfs", options: ["size=1m"]},
+		{destination: "/data", type: "bind", source: $l, options: ["rbind", "ro"]}]
+		| .process.args[2] = "echo kept >/scratch/f; " + .process.args[2]' --arg l "$T/link"
 	up c1
 	counts_past 2 || fail "the counter does not count"
 	br checkpoint --image-path "$T/img" c1
@@ -245,6 +250,8 @@ t_mounts() {
 	assert_eq "$out" "kept" "the tmpfs file came back"
 	br exec c2 sh -c 'grep -c " /shared " /proc/self/mountinfo'
 	assert_eq "$out" "1" "the bind of the host is there"
+	br exec c2 cat /data/f
+	assert_eq "$out" "data" "the bind of a symlink's target is there"
 }
 
 t_cgroup_modes() {
