@@ -439,9 +439,15 @@ need_criu() {
 
 COUNTER='i=0; while true; do i=$((i+1)); echo $i >/tmp/count; sleep 0.1; done'
 
-# the counter of NAME (0 when it cannot be read)
+# the counter of NAME (0 when it cannot be read; a read between the
+# truncation and the write of the counter's echo, empty, is tried again)
 pcount() {
-	P exec "$1" cat /tmp/count 2>/dev/null || echo 0
+	local c i
+	for i in 1 2 3; do
+		c=$(P exec "$1" cat /tmp/count 2>/dev/null)
+		[ -n "$c" ] && break
+	done
+	echo "${c:-0}"
 }
 
 # counts_on NAME: the counter goes on within 10 s
