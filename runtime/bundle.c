@@ -6,9 +6,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "spec/spec.h"
+#include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "watch.h"
@@ -52,4 +54,26 @@ void brig_bundle_release(struct brig_bundle *b)
 	b->dirfd = -1;
 	free(b->path);
 	b->path = NULL;
+}
+
+char *brig_bundle_rootfs(const struct brig_bundle *b, struct brig_error *err)
+{
+	const char *root = b->config->root->path;
+	_cleanup_free_ char *joined = NULL;
+	char *abs;
+	struct stat st;
+
+	joined = root[0] == '/' ? brig_xstrdup(root) : brig_xasprintf("%s/%s", b->path, root);
+	abs = realpath(joined, NULL);
+	if (!abs || stat(abs, &st) < 0) {
+		brig_error_setp(err, errno, "rootfs \"%s\"", joined);
+		free(abs);
+		return NULL;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		free(abs);
+		brig_error_set(err, "rootfs \"%s\": not a directory", joined);
+		return NULL;
+	}
+	return abs;
 }

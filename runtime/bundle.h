@@ -29,4 +29,8 @@ struct brig_bundle {
 int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *err);
 void brig_bundle_release(struct brig_bundle *b);
 
+/* root.path of @b's config, absolute and resolved (relative to the
+ * bundle), a directory; heap, or NULL with @err naming "rootfs". */
+char *brig_bundle_rootfs(const struct brig_bundle *b, struct brig_error *err);
+
 #endif

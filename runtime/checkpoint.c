@@ -821,19 +821,6 @@ static int external_ns(struct restore_job *j, int extra[], size_t *n_extra, stru
 	return 0;
 }
 
-static char *rootfs_path(const struct brig_bundle *b, struct brig_error *err)
-{
-	const char *root = b->config->root->path;
-	_cleanup_free_ char *joined = NULL;
-	char *abs;
-
-	joined = root[0] == '/' ? brig_xstrdup(root) : brig_xasprintf("%s/%s", b->path, root);
-	abs = realpath(joined, NULL);
-	if (!abs)
-		brig_error_setp(err, errno, "rootfs \"%s\"", joined);
-	return abs;
-}
-
 int brig_container_restore(const struct brig_context *ctx, const struct brig_restore_opts *o,
                            int *status, struct brig_error *err)
 {
@@ -863,11 +850,13 @@ int brig_container_restore(const struct brig_context *ctx, const struct brig_res
 	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0)
 		goto out;
 	cfg = j.bundle.config;
+	if (o->own_cgroup && j.bundle.config->linux)
+		j.bundle.config->linux->cgroups_path = NULL;
 	if (need_mntns(cfg, "restore", err) < 0 || private_mntns(err) < 0)
 		goto out;
 	if (brig_console_check(cfg->process->terminal, o->detach, o->console_socket, err) < 0)
 		goto out;
-	j.rootfs = rootfs_path(&j.bundle, err);
+	j.rootfs = o->rootfs ? brig_xstrdup(o->rootfs) : brig_bundle_rootfs(&j.bundle, err);
 	if (!j.rootfs)
 		goto out;
 	images = open_dir(image_path, false, "--image-path", err);
@@ -918,7 +907,7 @@ int brig_container_restore(const struct brig_context *ctx, const struct brig_res
 			.criu = ctx->criu,
 			.type = BRIG_CRIU_RESTORE,
 			.opts = &j.opts,
-			.stdio = stdio,
+			.stdio = o->stdio ? o->stdio : stdio,
 			.extra = extra,
 			.n_extra = n_extra,
 			.started = criu_started,
@@ -943,6 +932,8 @@ int brig_container_restore(const struct brig_context *ctx, const struct brig_res
 	if (brig_watch_spawn(ctx->root, o->id, cfg->annotations, cfg->n_annotations, j.pidfd, j.pid,
 	                     err) < 0)
 		goto out;
+	if (o->pidfd)
+		*o->pidfd = TAKE_FD(j.pidfd);
 	if (!foreground) {
 		r = 0;
 		goto out;

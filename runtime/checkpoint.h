@@ -49,6 +49,14 @@ struct brig_restore_opts {
 	bool detach;
 	bool no_subreaper;
 	bool no_pivot; /* accepted: CRIU makes the mount namespace */
+	/* brig job --from-checkpoint (job/job.c): the root is @rootfs (the
+	 * job's overlay) instead of the bundle's root.path, the image's stdio
+	 * pipes become @stdio, the cgroup is named by the id whatever
+	 * linux.cgroupsPath says, and *@pidfd gets a pidfd of the init */
+	const char *rootfs;
+	const int *stdio;
+	bool own_cgroup;
+	int *pidfd;
 };
 
 /* In the foreground, *@status is the restored container's exit status

@@ -83,28 +83,6 @@ static int check_supported(const struct brig_config *cfg, struct brig_error *err
 	return 0;
 }
 
-static char *rootfs_path(const struct brig_bundle *b, struct brig_error *err)
-{
-	const char *root = b->config->root->path;
-	_cleanup_free_ char *joined = NULL;
-	char *abs;
-	struct stat st;
-
-	joined = root[0] == '/' ? brig_xstrdup(root) : brig_xasprintf("%s/%s", b->path, root);
-	abs = realpath(joined, NULL);
-	if (!abs || stat(abs, &st) < 0) {
-		brig_error_setp(err, errno, "rootfs \"%s\"", joined);
-		free(abs);
-		return NULL;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		free(abs);
-		brig_error_set(err, "rootfs \"%s\": not a directory", joined);
-		return NULL;
-	}
-	return abs;
-}
-
 struct create_job {
 	struct brig_bundle bundle;
 	struct brig_ns_plan ns;
@@ -590,7 +568,7 @@ static int plan_job(struct create_job *j, const struct brig_create_opts *o, bool
 	if (brig_console_check(j->bundle.config->process->terminal, !foreground, o->console_socket,
 	                       err) < 0)
 		return -1;
-	j->rootfs = rootfs_path(&j->bundle, err);
+	j->rootfs = brig_bundle_rootfs(&j->bundle, err);
 	if (!j->rootfs)
 		return -1;
 	if (brig_ns_plan_build(j->bundle.config, &j->ns, err) < 0)

@@ -17,6 +17,10 @@ static const struct brig_option options[] = {
 	  "run in a waiting sandbox of pool NAME (brig pool create; a cold start when none "
 	  "waits); the pool fixes the sandbox's options",
 	  NULL },
+	{ "from-checkpoint", 0, BRIG_OPT_STRING, "DIR",
+	  "restore the job from this image of a container of --bundle (brig checkpoint) "
+	  "instead of running a command",
+	  NULL },
 	{ "gc", 0, BRIG_OPT_BOOL, NULL, "remove what jobs whose brig is gone left, and run no job",
 	  NULL },
 };
@@ -225,6 +229,7 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	o->pool = V("pool")->str;
 	o->seccomp = V("seccomp")->str;
 	o->no_userns = V("no-userns")->b;
+	o->from_checkpoint = V("from-checkpoint")->str;
 	if (duration(V("timeout"), "timeout", 60000, &o->timeout_ms, err) < 0 ||
 	    duration(V("cpu-time"), "cpu-time", 0, &o->cpu_time_ms, err) < 0 ||
 	    size(V("memory"), "memory", 512u << 20, &o->memory, err) < 0 ||
@@ -291,6 +296,33 @@ static int pool_opts(struct brig_cli *cli, struct brig_args *a, struct brig_job_
 	return 0;
 }
 
+/*
+ * --from-checkpoint DIR: the sandbox and the process are the image's
+ * (and its bundle's config); of the sandbox flags only --bundle and
+ * --writable (the job's own layer) apply, and of the run's none that
+ * would change the process.
+ */
+static int checkpoint_opts(struct brig_args *a, struct brig_error *err)
+{
+	static const struct brig_option sandbox[] = { BRIG_JOB_SANDBOX_OPTIONS };
+	static const char *const process[] = { "copy-in", "env", "cwd", "pool", NULL };
+
+	for (size_t i = 0; i < ARRAY_SIZE(sandbox); i++)
+		if (strcmp(sandbox[i].name, "bundle") && strcmp(sandbox[i].name, "writable") &&
+		    brig_cmd_opt(options, ARRAY_SIZE(options), a, sandbox[i].name)->set)
+			return brig_error_usage(err,
+			                        "--%s: a job restored from a checkpoint is the "
+			                        "checkpointed container's (its bundle's config)",
+			                        sandbox[i].name);
+	for (const char *const *p = process; *p; p++)
+		if (brig_cmd_opt(options, ARRAY_SIZE(options), a, *p)->set)
+			return brig_error_usage(err,
+			                        "--%s: a job restored from a checkpoint goes on as "
+			                        "the checkpointed process",
+			                        *p);
+	return 0;
+}
+
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	struct brig_job_opts o = { 0 }, po = { 0 };
@@ -304,6 +336,8 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 		return brig_job_gc(&cli->ctx, err);
 	}
 	r = brig_cmd_job_parse(options, ARRAY_SIZE(options), a, &ja, &o, err);
+	if (r == 0 && o.from_checkpoint)
+		r = checkpoint_opts(a, err);
 	if (r == 0 && o.pool)
 		r = pool_opts(cli, a, &o, &pja, &po, &pa, err);
 	if (r == 0)
@@ -338,6 +372,18 @@ const struct brig_command brig_cmd_job = {
 	    "   pool), handed to the sandbox's init, which stays the job's pid 1: it\n"
 	    "   reaps what the job leaves, and when the job ends the rest ends with it.\n"
 	    "   The result and exit status are a cold job's.\n"
+	    "\n"
+	    "   With --from-checkpoint IMG --bundle DIR the job is no command but a\n"
+	    "   process checkpointed from a container of that bundle (brig checkpoint),\n"
+	    "   restored through CRIU: it goes on where it was dumped, its stdin and\n"
+	    "   stdout pipes become the job's, and its root is an overlay of a tmpfs\n"
+	    "   of --writable bytes over the bundle's rootfs, so one image serves any\n"
+	    "   number of jobs at once, each with its own layer, id and cgroup. It is\n"
+	    "   as confined as the container that was checkpointed (the image holds\n"
+	    "   its namespaces, user mapping, capabilities and seccomp filter), which\n"
+	    "   needs a pid namespace of its own; the sandbox flags but --writable are\n"
+	    "   refused, as are --env, --cwd, --copy-in and --pool. A keeper process\n"
+	    "   removes the job if brig is killed.\n"
 	    "\n"
 	    "   --result writes one JSON object: id, exit_code (or null), signal (\"SIGKILL\"\n"
 	    "   or null), reason (exited, signaled, timeout, oom or error), error (or null),\n"

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "checkpoint.h"
 #include "cgroup/cgroup.h"
 #include "container.h"
 #include "context.h"
@@ -87,6 +88,7 @@ struct job {
 	bool not_started;             /* it said the job could not be started */
 	int mntns;                    /* its mount namespace, for the follower */
 	int refill;                   /* the follower waits for it to close (job/pool.c) */
+	int keeper;                   /* a restored job's keeper (keep_restored) */
 };
 
 static uint64_t now_ms(void)
@@ -114,7 +116,8 @@ static uint64_t now_ms(void)
 	               .reply = -1,                   \
 	               .claim = BRIG_POOL_CLAIM_INIT, \
 	               .mntns = -1,                   \
-	               .refill = -1 })
+	               .refill = -1,                  \
+	               .keeper = -1 })
 
 /* ---------------------------------------------------------- signals */
 
@@ -190,6 +193,16 @@ static int check_abs(const char *flag, const char *path, struct brig_error *err)
 /* Everything that can be checked before anything exists. */
 static int check_opts(const struct brig_job_opts *o, bool member, struct brig_error *err)
 {
+	if (o->from_checkpoint) {
+		if (!o->bundle)
+			return brig_error_usage(err, "--from-checkpoint needs --bundle: the bundle "
+			                             "of the container checkpointed");
+		if (o->argc)
+			return brig_error_usage(err, "--from-checkpoint: the job is the "
+			                             "checkpointed process, it takes no command");
+		if (check_dir("--from-checkpoint", o->from_checkpoint, err) < 0)
+			return -1;
+	}
 	if (!o->rootfs == !o->bundle)
 		return brig_error_usage(err, "one of --rootfs and --bundle is needed");
 	if (!member && !o->bundle && !o->argc)
@@ -237,24 +250,14 @@ static int check_opts(const struct brig_job_opts *o, bool member, struct brig_er
 /* --bundle: its config (checked as create checks it) and its rootfs. */
 static int load_base(struct job *j, struct brig_error *err)
 {
-	const char *root;
-
 	if (!j->o->bundle) {
 		j->rootfs = realpath(j->o->rootfs, NULL);
 		return j->rootfs ? 0 : brig_error_setp(err, errno, "--rootfs \"%s\"", j->o->rootfs);
 	}
 	if (brig_bundle_load(&j->base, j->o->bundle, err) < 0)
 		return brig_error_wrap(err, "--bundle");
-	root = j->base.config->root->path;
-	j->rootfs = root[0] == '/' ? realpath(root, NULL) : NULL;
-	if (root[0] != '/') {
-		_cleanup_free_ char *joined = brig_xasprintf("%s/%s", j->base.path, root);
-
-		j->rootfs = realpath(joined, NULL);
-	}
-	if (!j->rootfs)
-		return brig_error_setp(err, errno, "--bundle: rootfs \"%s\"", root);
-	return check_dir("--bundle: rootfs", j->rootfs, err);
+	j->rootfs = brig_bundle_rootfs(&j->base, err);
+	return j->rootfs ? 0 : brig_error_wrap(err, "--bundle");
 }
 
 static int open_output(const char *flag, const char *path, int *fd, struct brig_error *err)
@@ -460,6 +463,119 @@ static int start_claimed(struct job *j, struct brig_error *err)
 			brig_debug("job %s: no state: %s", j->id, e.msg);
 		brig_error_release(&e);
 	}
+	return 0;
+}
+
+/*
+ * A restored job's keeper: a child of brig's in a session of its own,
+ * deaf to the signals that end a job, holding nothing of the job's but
+ * the read end of a pipe that only brig writes to: 'r' once the container
+ * is restored (before, the id may be another's), 'k' once brig has removed
+ * it.  An end of file after an 'r' means that brig died, and the keeper
+ * removes the container.  (A cold job's init dies with brig by
+ * PR_SET_PDEATHSIG; a restored init has what the image gives it, and
+ * CRIU, not brig, is its maker.  A brig killed during the restore leaves
+ * CRIU to end the tree, and the rest to gc.)
+ */
+static int keep_restored(struct job *j, struct brig_error *err)
+{
+	int p[2];
+	pid_t child;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return brig_error_setp(err, errno, "pipe");
+	child = fork();
+	if (child < 0) {
+		close(p[0]);
+		close(p[1]);
+		return brig_error_setp(err, errno, "fork the keeper");
+	}
+	if (child == 0) {
+		struct brig_error e = BRIG_ERROR_INIT;
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+		char c, last = 0;
+		ssize_t n;
+
+		setsid();
+		for (const int *sig = (const int[]){ SIGINT, SIGTERM, SIGHUP, SIGPIPE, 0 }; *sig;
+		     sig++)
+			signal(*sig, SIG_IGN);
+		if (null >= 0)
+			for (int fd = 0; fd < 3; fd++)
+				dup2(null, fd);
+		if (dup2(p[0], 3) != 3)
+			_exit(1);
+		/* nothing else of brig's: not the job's pipes, not the lock of
+		 * its directory (gc must see it free once brig is gone) */
+		close_range(4, ~0U, 0);
+		while ((n = read(3, &c, 1)) != 0)
+			if (n == 1)
+				last = c;
+			else if (errno != EINTR)
+				break;
+		if (last == 'r')
+			if (brig_container_delete(j->ctx, j->id, true, &e) < 0)
+				brig_debug("job %s: keeper: %s", j->id, e.msg);
+		_exit(0);
+	}
+	close(p[0]);
+	j->keeper = p[1];
+	return 0;
+}
+
+/*
+ * A job restored from a checkpoint image (brig checkpoint) of a container
+ * of --bundle: the image's process tree, in a container of its own (the
+ * job's id and cgroup) whose root is the job's overlay over the bundle's
+ * rootfs, its stdio pipes the job's.  It is as confined as the container
+ * that was checkpointed: the image has its namespaces, user mapping,
+ * capabilities and seccomp filter.
+ */
+static int start_restored(struct job *j, struct brig_error *err)
+{
+	const struct brig_job_opts *o = j->o;
+	struct brig_restore_opts ro = {
+		.id = j->id,
+		.bundle = o->bundle,
+		.f = { .image_path = o->from_checkpoint, .manage_cgroups_mode = -1 },
+		.detach = true,
+		.stdio = j->stdio,
+		.own_cgroup = true,
+		.pidfd = &j->pidfd,
+	};
+	const struct brig_linux *lx;
+	bool own_pidns = false;
+
+	if (load_base(j, err) < 0)
+		return -1;
+	lx = j->base.config->linux;
+	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
+		if (lx->namespaces[i].type == BRIG_NS_PID && !lx->namespaces[i].path)
+			own_pidns = true;
+	if (!own_pidns)
+		return brig_error_set(err, "--from-checkpoint: the bundle's config.json needs a "
+		                           "pid namespace of its own (linux.namespaces): the job's "
+		                           "processes end with its pid 1");
+	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
+		return brig_error_wrap(err, "--export");
+	j->root.userns = false; /* the image has the container's user mapping */
+	/* the keeper first, in the caller's mount namespace: it holds none
+	 * of the job's mounts */
+	if (keep_restored(j, err) < 0)
+		return -1;
+	if (brig_job_private_mounts(err) < 0 || open_stdio(j, err) < 0)
+		return -1;
+	if (brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0 ||
+	    brig_job_root_mount(&j->root, j->rootfs, o->writable, err) < 0)
+		return -1;
+	ro.rootfs = j->root.merged;
+	j->created = true;
+	if (brig_container_restore(j->ctx, &ro, NULL, err) < 0) {
+		j->created = false;
+		return -1;
+	}
+	(void)!write(j->keeper, "r", 1);
+	close_init_stdio(j);
 	return 0;
 }
 
@@ -705,6 +821,12 @@ static void job_release(struct job *j)
 		close(j->mntns);
 	if (j->refill >= 0)
 		close(j->refill);
+	if (j->keeper >= 0) {
+		/* the container is gone, or brig could not remove it: the
+		 * keeper may leave it (gc removes what is left) */
+		(void)!write(j->keeper, "k", 1);
+		close(j->keeper);
+	}
 	brig_bundle_release(&j->base);
 	brig_error_release(&ignored);
 	free(j->rootfs);
@@ -834,7 +956,9 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 		return -1;
 	if (o->id && brig_id_validate(o->id, err) < 0)
 		return brig_error_wrap(err, "--id");
-	if (!o->pool && brig_job_protect_exe(ctx, o, err) < 0)
+	/* a restored job's processes are CRIU's making: none comes from
+	 * brig's binary (as with restore) */
+	if (!o->pool && !o->from_checkpoint && brig_job_protect_exe(ctx, o, err) < 0)
 		return -1;
 	j.id = o->id ? brig_xstrdup(o->id) : new_id();
 	if (o->result_path && strcmp(o->result_path, "-") &&
@@ -876,7 +1000,9 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (!j.claimed && brig_job_gc(ctx, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
 	t0 = now_ms();
-	if ((j.claimed ? start_claimed(&j, err) : start(&j, err)) < 0) {
+	if ((j.claimed            ? start_claimed(&j, err)
+	     : o->from_checkpoint ? start_restored(&j, err)
+	                          : start(&j, err)) < 0) {
 		j.error = brig_xstrdup(err->msg);
 		goto out;
 	}

@@ -71,6 +71,9 @@ struct brig_job_opts {
 	size_t n_keep_caps;
 	const char *pool; /* run in a member of this pool (a cold job if none is ready) */
 	bool no_userns;   /* no user namespace: the job's root is the host's */
+	/* restore the job from this image of a container of @bundle
+	 * (brig checkpoint) instead of running a command */
+	const char *from_checkpoint;
 };
 
 /*

@@ -241,10 +241,13 @@ int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t wr
 	if (w < 0)
 		return brig_error_setp(err, errno, "open \"%s/w\"", JOB_MNT);
 	/* the upper directory is the job's root directory: the job's root
-	 * owns it, with the rootfs's mode */
+	 * owns it (without a user namespace of the job's, the rootfs's
+	 * owner: a restored job's ids are its image's), with the rootfs's
+	 * mode */
 	if (mkdirs(w, (const char *const[]){ "upper", "work", NULL }, err) < 0)
 		return -1;
-	if (fchownat(w, "upper", r->host_id, r->host_id, AT_SYMLINK_NOFOLLOW) < 0 ||
+	if (fchownat(w, "upper", r->userns ? r->host_id : st.st_uid,
+	             r->userns ? r->host_id : st.st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    fchmodat(w, "upper", st.st_mode & 07777, 0) < 0)
 		return brig_error_setp(err, errno, "prepare \"%s/w/upper\"", JOB_MNT);
 	if (idmapped_lower(r, base, rootfs, err) < 0)

@@ -335,6 +335,139 @@ t_fork() {
 	assert [ "$(count_in "$T/f3/shared/count")" -gt "$b" ]
 }
 
+# A sandbox prepared for jobs: a shell that has its state (v=41, and
+# /marker written in its rootfs) and waits for a line on stdin, which
+# decides what it does: a number, it answers and writes /marker, exit 3;
+# "hang", it says so, then a sleep in the background and a loop.  Its stdin and stdout
+# are pipes (what a job's become); its stdin's writer, a sleep, stays
+# until the checkpoint.  The bundle names a cgroup (cgroupsPath) that
+# the jobs must not share.
+PREP='v=41; echo prepared >/marker; echo ready
+read n
+case $n in hang) echo hanging; sleep 1000 & while :; do sleep 1; done ;; esac
+echo "answer $((v + n))"; cat /marker; echo "fork $n" >/marker; cat /marker
+exit 3'
+
+prepare_job_image() {
+	cp -a "$ROOTFS" "$T/rootfs"
+	mkbundle '.root.readonly = false | .linux.cgroupsPath = "brig-prep-cg"' sh -c "$PREP"
+	brig_bundle_edit "$T/b" '.root.path = $r' --arg r "$T/rootfs"
+	delete_at_end prep
+	{
+		{
+			sleep 600 &
+			echo $! >"$T/writer.pid"
+			wait
+		} | "$BRIG" --root "$T/root" run -d --bundle "$T/b" prep 2>&1 | cat >"$T/prep.out"
+	} &
+	defer kill_wait $!
+	wait_until 30 grep -q ready "$T/prep.out" || {
+		fail "the prepared shell is not ready: $(cat "$T/prep.out")"
+		return 1
+	}
+	br checkpoint --image-path "$T/img" prep
+	kill "$(cat "$T/writer.pid")"
+	assert_rc 0 "checkpoint of the prepared shell (stderr: $err)"
+}
+
+# bjob ARGS...: `brig job --from-checkpoint $T/img --bundle $T/b ARGS`
+bjob() {
+	"$BRIG" --root "$T/root" job --from-checkpoint "$T/img" --bundle "$T/b" "$@"
+}
+
+# nothing of a job is left: no container, no job directory, no process
+jobs_gone() {
+	assert_eq "$("$BRIG" --root "$T/root" list -q 2>&1)" "" "brig list -q${1:+ $1}"
+	assert_eq "$(find "$T/root/jobs" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null)" "" \
+		"entries of $T/root/jobs${1:+ $1}"
+	assert_eq "$(pgrep -f 'slee[p] 1000')" "" "processes of the job${1:+ $1}"
+}
+
+t_job_fork() {
+	need_criu
+	local i pids=()
+	prepare_job_image || return
+	for i in 1 2 3; do
+		echo "$i" | bjob --stdin - --result "$T/r$i.json" >"$T/j$i.out" 2>"$T/j$i.err" &
+		pids+=($!)
+	done
+	for i in 1 2 3; do
+		wait "${pids[$((i - 1))]}"
+		assert_eq "$?" 3 "job $i's exit status (stderr: $(cat "$T/j$i.err"))"
+		assert_eq "$(cat "$T/j$i.out")" "answer $((41 + i))
+prepared
+fork $i" "job $i's output: the prepared state, then its own write"
+		assert_eq "$(jq -r '[.exit_code, .reason, .timed_out] | join(" ")' "$T/r$i.json" 2>&1)" \
+			"3 exited false" "job $i's result"
+		assert [ "$(jq .writable_used_bytes "$T/r$i.json")" -gt 0 ]
+	done
+	assert_eq "$(cat "$T/rootfs/marker")" prepared "the bundle's rootfs after the jobs"
+	jobs_gone
+}
+
+t_job_timeout() {
+	need_criu
+	local bg pid
+	prepare_job_image || return
+	echo hang | bjob --stdin - --id jobA --timeout 10s --result "$T/r.json" \
+		>"$T/j.out" 2>"$T/j.err" &
+	bg=$!
+	defer kill_wait "$bg"
+	wait_until 60 grep -q hanging "$T/j.out" || fail "the job did not start: $(cat "$T/j.err")"
+	pid=$(pgrep -f 'slee[p] 1000' | head -n 1)
+	assert_contains "$(cg_of "$pid")" "jobA" "the job's cgroup: its id's, not the bundle's cgroupsPath"
+	wait "$bg" 2>/dev/null
+	assert_eq "$?" 124 "exit status (stderr: $(cat "$T/j.err"))"
+	assert_eq "$(jq -r '[.reason, .timed_out] | join(" ")' "$T/r.json" 2>&1)" "timeout true" "the result"
+	jobs_gone
+}
+
+t_job_keeper() {
+	need_criu
+	local bg
+	prepare_job_image || return
+	echo hang | bjob --stdin - --id jobK --timeout 5m >"$T/j.out" 2>"$T/j.err" &
+	bg=$!
+	defer kill_wait "$bg"
+	wait_until 60 grep -q hanging "$T/j.out" || fail "the job did not start: $(cat "$T/j.err")"
+	kill -KILL "$bg"
+	wait "$bg" 2>/dev/null
+	wait_until 20 sh -c '! pgrep -f "slee[p] 1000" >/dev/null' || fail "the job outlived brig"
+	wait_until 20 sh -c '[ -z "$("$0" --root "$1" list -q)" ]' "$BRIG" "$T/root" ||
+		fail "the container outlived brig"
+	br job --gc
+	assert_rc 0
+	jobs_gone "after job --gc"
+}
+
+t_job_bad_input() {
+	mkdir -p "$T/img"
+	counter_bundle
+	br job --from-checkpoint "$T/img" --bundle "$T/b" -- true
+	assert_rc 125
+	assert_err_line 'brig: --from-checkpoint: the job is the checkpointed process, it takes no command'
+	br job --from-checkpoint "$T/img"
+	assert_rc 125
+	assert_err_line 'brig: --from-checkpoint needs --bundle: the bundle of the container checkpointed'
+	br job --from-checkpoint "$T/img" --bundle "$T/b" --memory 1G
+	assert_rc 125
+	assert_err_line "brig: --memory: a job restored from a checkpoint is the checkpointed container's (its bundle's config)"
+	br job --from-checkpoint "$T/img" --bundle "$T/b" --env A=1
+	assert_rc 125
+	assert_err_line 'brig: --env: a job restored from a checkpoint goes on as the checkpointed process'
+	br job --from-checkpoint "$T/img" --bundle "$T/b" --pool P
+	assert_rc 125
+	assert_err_line 'brig: --pool: a job restored from a checkpoint goes on as the checkpointed process'
+	br job --from-checkpoint "$T/nope" --bundle "$T/b"
+	assert_rc 125
+	assert_match "$err" '^brig: --from-checkpoint "[^"]*/nope": No such file or directory$' "a missing image"
+	brig_bundle_edit "$T/b" '.linux.namespaces |= map(select(.type != "pid"))'
+	br job --from-checkpoint "$T/img" --bundle "$T/b"
+	assert_rc 125
+	assert_err_line 'brig: --from-checkpoint: the bundle'"'"'s config.json needs a pid namespace of its own (linux.namespaces): the job'"'"'s processes end with its pid 1'
+	jobs_gone
+}
+
 t_restore_bad_input() {
 	local n
 	counter_bundle
@@ -363,4 +496,8 @@ tap_test "a tmpfs's contents and a bind of the host come back" t_mounts
 tap_test "--manage-cgroups-mode soft, full, ignore: each restores into the new container's cgroup" t_cgroup_modes
 tap_test "one image restored into three containers at once: each counts on its own" t_fork
 tap_test "bad flags and a missing image directory: one line, nothing left" t_restore_bad_input
+tap_test "job --from-checkpoint: three jobs at once from one prepared image, each with its state and a layer of its own" t_job_fork
+tap_test "job --from-checkpoint --timeout: 124, in a cgroup of its own, nothing left" t_job_timeout
+tap_test "job --from-checkpoint: brig SIGKILLed, its keeper removes the job" t_job_keeper
+tap_test "job --from-checkpoint: bad flags, a missing image, no pid namespace: 125, one line, nothing left" t_job_bad_input
 tap_done

@@ -60,6 +60,12 @@ tap_test() {
 	local name=$1 rc leaked
 	shift
 	_tap_n=$((_tap_n + 1))
+	# BRIG_TEST_MATCH=REGEX (a developer's aid): only the tests whose
+	# names match run; the others are skipped, saying so
+	if [ -n "${BRIG_TEST_MATCH:-}" ] && ! [[ "$name" =~ $BRIG_TEST_MATCH ]]; then
+		echo "ok $_tap_n - $name # SKIP not matched by BRIG_TEST_MATCH"
+		return
+	fi
 	T=$(mktemp -d "${TMPDIR:-/tmp}/brig-test.XXXXXX") || {
 		echo "not ok $_tap_n - $name"
 		diag "cannot create a temporary directory"
