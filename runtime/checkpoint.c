@@ -55,6 +55,7 @@
 #include "state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/jsonw.h"
 #include "util/log.h"
@@ -917,6 +918,10 @@ int brig_container_restore(const struct brig_context *ctx, const struct brig_res
 			.log_name = "restore.log",
 		};
 
+		if (brig_fault("restore.criu") < 0) {
+			brig_error_setp(err, errno, "criu");
+			goto fail;
+		}
 		if (brig_criu_run(&call, err) < 0)
 			goto fail;
 		if (!j.saved || call.restored != j.pid) {

@@ -241,6 +241,31 @@ char *brig_entry_recorded(struct brig_entry *e)
 	return text;
 }
 
+/*
+ * A directory of the entry: what restore made there (checkpoint.c's
+ * criu-root, and criu-yard with one mount point per hierarchy) was
+ * mounted only in a mount namespace of its maker's, so a restore killed
+ * half-way leaves empty directories, one level deep.  Only empty ones
+ * are removed: rmdir() removes nothing else, and refuses a mount point.
+ */
+static int remove_dir(int parent, const char *name)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0 || !(d = fdopendir(fd))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
+			return -1;
+	return unlinkat(parent, name, AT_REMOVEDIR);
+}
+
 int brig_entry_remove(struct brig_entry *e, struct brig_error *err)
 {
 	_cleanup_closedir_ DIR *d = NULL;
@@ -255,7 +280,9 @@ int brig_entry_remove(struct brig_entry *e, struct brig_error *err)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (unlinkat(e->dirfd, de->d_name, 0) < 0 && errno != ENOENT)
+		if (unlinkat(e->dirfd, de->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR || remove_dir(e->dirfd, de->d_name) < 0)
 			return brig_error_setp(err, errno, "remove \"%s/%s\"", e->id, de->d_name);
 	}
 	if (unlinkat(e->rootfd, e->id, AT_REMOVEDIR) < 0 && errno != ENOENT)

@@ -318,6 +318,29 @@ t_kill_job() {
 	done
 }
 
+# restore, and a job --from-checkpoint, killed right before CRIU starts,
+# with the container's state directory, cgroup and CRIU's directories
+# made (criu-root, criu-yard and its hierarchies, mounted only in
+# brig's own mount namespace): `delete --force`, and `job --gc`, remove
+# everything.  (CRIU itself is never started: this runs where criu
+# cannot, the vm layer's 82-checkpoint.sh kills a job during CRIU's work.)
+t_kill_restore() {
+	faults || return
+	bundle
+	mkdir -p "$T/img"
+	bf restore.criu:kill restore -d --image-path "$T/img" --bundle "$T/b" c1
+	assert_eq "$rc" 137 "restore killed before CRIU (stderr: $(_show "$err"))"
+	assert [ -d "$T/root/c1/criu-yard" ]
+	cleanup_after "restore killed before CRIU" c1
+
+	bf restore.criu:kill job --from-checkpoint "$T/img" --bundle "$T/b" --id j1
+	assert_eq "$rc" 137 "job --from-checkpoint killed before CRIU (stderr: $(_show "$err"))"
+	wait_until 5 eval '[ -z "$(_tap_leaked_procs)" ]'
+	b job --gc
+	[ "$rc" -eq 0 ] || fail "job --gc: status $rc: $(_show "$err")"
+	left "job --from-checkpoint killed before CRIU, after job --gc"
+}
+
 # brig job --pool killed at each step of a claim: `pool gc` repairs the
 # pool (back to its size, only waiting members), and destroy leaves
 # nothing.
@@ -531,6 +554,7 @@ tap_test "a pause killed after it froze: state and list say paused, resume thaws
 tap_test "update killed: the container runs on, the next update takes" t_kill_update
 tap_test "brig job killed at each step: job --gc leaves nothing" t_kill_job
 tap_test "job --pool killed at each step of a claim: pool gc repairs, destroy leaves nothing" t_kill_claim
+tap_test "restore and job --from-checkpoint killed before CRIU: delete --force and job --gc leave nothing" t_kill_restore
 tap_test "a claimer killed before its follower ran: the next claim's follower removes the member" t_next_claim_repairs
 tap_test "run -d failing at each step (EIO): one line, nothing left" t_fail_create
 tap_test "a seccomp cache write killed: a miss, its temporary file removed later" t_kill_cache_write
