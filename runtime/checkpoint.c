@@ -564,6 +564,56 @@ static int save_state(struct restore_job *j, struct brig_error *err)
 	return r;
 }
 
+/*
+ * --manage-cgroups-mode strict: CRIU makes the container's cgroup itself,
+ * with the image's properties, and refuses one that exists.  brig's
+ * directories are removed again (their parents stay, and the record:
+ * delete removes what CRIU makes there) and named as the root of each
+ * hierarchy; CRIU stays where it is.
+ */
+static int strict_cg_roots(struct restore_job *j, struct brig_error *err)
+{
+	struct brig_cg_mount *m = NULL;
+	size_t n = 0;
+	int r = 0;
+
+	if (brig_cgroup_mounts(&m, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < j->cg.n && r == 0; i++) {
+		const struct brig_cg_hier *h = &j->cg.h[i];
+		const struct brig_cg_mount *mm = NULL;
+		_cleanup_free_ char *path = NULL;
+		size_t len;
+
+		for (size_t k = 0; k < n && !mm; k++)
+			if (!strcmp(m[k].controllers, h->name))
+				mm = &m[k];
+		len = mm ? strlen(mm->mountpoint) : 0;
+		if (!mm || strncmp(h->dir, mm->mountpoint, len) ||
+		    (h->dir[len] && h->dir[len] != '/')) {
+			r = brig_error_set(err, "cgroup %s: no mount holds \"%s\"", h->name,
+			                   h->dir);
+			break;
+		}
+		path = brig_xasprintf("%s%s", strcmp(mm->root, "/") ? mm->root : "", h->dir + len);
+		/* only what brig made: a cgroup that was there is another's */
+		if (!h->created)
+			r = brig_error_set(err,
+			                   "--manage-cgroups-mode strict: the cgroup \"%s\" exists "
+			                   "already, and CRIU makes it in strict mode",
+			                   h->dir);
+		else if (rmdir(h->dir) < 0 && errno != ENOENT)
+			r = brig_error_setp(err, errno,
+			                    "--manage-cgroups-mode strict: remove \"%s\" for CRIU",
+			                    h->dir);
+		else
+			brig_criu_put_pair(&j->opts, BRIG_CRIU_O_CG_ROOT, h->v2 ? "" : h->name,
+			                   *path ? path : "/");
+	}
+	brig_cgroup_mounts_free(m, n);
+	return r;
+}
+
 /* CRIU is running: into the container's cgroup with it, which becomes the
  * root of every controller for the restored tree. */
 static int criu_started(void *arg, pid_t criu, struct brig_error *err)
@@ -581,6 +631,8 @@ static int criu_started(void *arg, pid_t criu, struct brig_error *err)
 		close(j->cg.v2fd);
 		j->cg.v2fd = -1;
 	}
+	if (j->o->f.manage_cgroups_mode == BRIG_CRIU_CG_STRICT)
+		return strict_cg_roots(j, err);
 	if (brig_cgroup_enter(&j->cg, NULL, criu, err) < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)criu);
@@ -618,6 +670,13 @@ static int criu_notify(void *arg, const char *script, pid_t pid, int fd, struct 
 		                         err) < 0)
 			return -1;
 	} else if (strcmp(script, "post-restore") == 0) {
+		const struct brig_linux *lx = j->bundle.config->linux;
+
+		/* strict: CRIU gave the cgroup the image's properties; the
+		 * config's limits are the container's, as at create */
+		if (j->o->f.manage_cgroups_mode == BRIG_CRIU_CG_STRICT && lx && lx->resources &&
+		    brig_cgroup_update(&j->cg, lx->resources, err) < 0)
+			return -1;
 		j->pid = pid;
 		j->pidfd = pidfd_open(pid, 0);
 		if (j->pidfd < 0)
@@ -880,6 +939,11 @@ int brig_container_restore(const struct brig_context *ctx, const struct brig_res
 	if (inherit_stdio(&j, images, err) < 0 || external_ns(&j, extra, &n_extra, err) < 0)
 		goto out;
 
+	if (o->f.manage_cgroups_mode == BRIG_CRIU_CG_STRICT && driver == BRIG_CG_DRIVER_SYSTEMD) {
+		brig_error_set(err, "--manage-cgroups-mode strict: not with the systemd cgroup "
+		                    "driver, whose unit makes the cgroup");
+		goto out;
+	}
 	if (brig_store_open(&j.store, ctx->root, true, err) < 0)
 		goto out;
 	if (brig_store_claim(&j.store, o->id, &j.entry, err) < 0)

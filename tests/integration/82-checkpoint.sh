@@ -269,22 +269,31 @@ t_mounts() {
 
 t_cgroup_modes() {
 	need_criu
-	local mode n pid
+	local mode n pid cg
 	counter_bundle
-	for mode in soft full ignore; do
+	for mode in soft full strict ignore; do
+		brig_bundle_edit "$T/b" '.linux.resources.pids.limit = 50'
 		up "c-$mode"
 		counts_past 1 || fail "$mode: the counter does not count"
 		br checkpoint --manage-cgroups-mode "$mode" --image-path "$T/img-$mode" "c-$mode"
 		assert_rc 0 || return
 		delete_at_end "r-$mode"
+		brig_bundle_edit "$T/b" '.linux.resources.pids.limit = 60'
 		br restore --manage-cgroups-mode "$mode" --image-path "$T/img-$mode" --bundle "$T/b" -d "r-$mode"
-		assert_rc 0 || return
+		assert_rc 0 "$mode: restore (stderr: $err)" || return
 		n=$(count)
 		counts_past "$n" || fail "$mode: the restored counter does not count"
 		pid=$(state_field "r-$mode" pid)
-		assert_contains "$(cg_of "$pid")" "r-$mode" "$mode: in its own cgroup"
+		cg=$(cg_of "$pid")
+		assert_contains "$cg" "r-$mode" "$mode: in its own cgroup"
+		# strict: CRIU made the cgroup with the image's properties,
+		# brig then gave it the config's limits (criu runs on the vm
+		# layer's pure cgroup v2)
+		[ "$mode" != strict ] ||
+			assert_eq "$(cat "/sys/fs/cgroup$cg/pids.max" 2>&1)" 60 "strict: the config's pids limit"
 		br delete --force "r-$mode"
 		assert_rc 0
+		assert [ ! -d "/sys/fs/cgroup$cg" ]
 	done
 	br checkpoint --manage-cgroups-mode bogus x
 	assert_rc 2
@@ -426,7 +435,9 @@ t_job_keeper() {
 	need_criu
 	local bg
 	prepare_job_image || return
-	echo hang | bjob --stdin - --id jobK --timeout 5m >"$T/j.out" 2>"$T/j.err" &
+	# brig itself, not a subshell of bjob's: $! is what is killed
+	echo hang | "$BRIG" --root "$T/root" job --from-checkpoint "$T/img" --bundle "$T/b" \
+		--stdin - --id jobK --timeout 5m >"$T/j.out" 2>"$T/j.err" &
 	bg=$!
 	defer kill_wait "$bg"
 	wait_until 60 grep -q hanging "$T/j.out" || fail "the job did not start: $(cat "$T/j.err")"
@@ -479,6 +490,9 @@ t_restore_bad_input() {
 	assert_err_line 'brig: invalid --empty-ns "ipc": only "network" is supported'
 	br checkpoint --page-server nope c9
 	assert_rc 2
+	br --systemd-cgroup restore --manage-cgroups-mode strict --image-path "$T/b" --bundle "$T/b" -d c9
+	assert_rc 1
+	assert_err_line 'brig: --manage-cgroups-mode strict: not with the systemd cgroup driver, whose unit makes the cgroup'
 	br checkpoint --image-path "$T/img" c9
 	assert_rc 1
 	assert_err_line 'brig: container "c9" does not exist'
@@ -493,7 +507,7 @@ tap_test "checkpoint --pre-dump, then a dump with --parent-path, restores" t_pre
 tap_test "the init's stdout pipe: the restored init writes into restore's own stdout" t_pipes
 tap_test "a terminal: restore sends the restored pty's master to --console-socket" t_tty
 tap_test "a tmpfs's contents and a bind of the host come back" t_mounts
-tap_test "--manage-cgroups-mode soft, full, ignore: each restores into the new container's cgroup" t_cgroup_modes
+tap_test "--manage-cgroups-mode soft, full, strict, ignore: each restores into the new container's cgroup" t_cgroup_modes
 tap_test "one image restored into three containers at once: each counts on its own" t_fork
 tap_test "bad flags and a missing image directory: one line, nothing left" t_restore_bad_input
 tap_test "job --from-checkpoint: three jobs at once from one prepared image, each with its state and a layer of its own" t_job_fork
