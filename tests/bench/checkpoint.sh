@@ -15,7 +15,9 @@
 #   python   python3 (the host's, bound read-only) that has imported a few
 #            modules and waits for a line on stdin: restored with a new
 #            stdin pipe, it answers that line.  Next to it, the same work
-#            started cold: from `run` to the answer.
+#            started cold: from `run` to the answer.  Then the same with
+#            brig job: `brig job --from-checkpoint` of brig's image
+#            against a cold `brig job` of the bundle.
 # It prints medians (ms) and the ratios brig/runc; it never asserts.
 # Environment: BRIG (default: the build's brig), RUNS (3), KEEP=1.
 set -u
@@ -39,7 +41,23 @@ criu check >/dev/null 2>&1 || die "criu check fails on this kernel ($(uname -r))
 RUNC=$(command -v runc) || RUNC=
 
 W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-cp.XXXXXX") || die "mktemp"
-trap '[ "${KEEP:-0}" = 1 ] || rm -rf "$W"' EXIT
+# whatever ends the run: no container of its left running (a guest
+# waits for every process), then its files
+cleanup() {
+	local rt root id
+	for rt in "$BRIG" "$RUNC"; do
+		[ -n "$rt" ] || continue
+		for root in "$W"/root-*; do
+			[ -d "$root" ] || continue
+			for id in $("$rt" --root "$root" list -q 2>/dev/null); do
+				"$rt" --root "$root" delete --force "$id" >/dev/null 2>&1
+			done
+		done
+	done
+	pkill -P $$ 2>/dev/null
+	[ "${KEEP:-0}" = 1 ] || rm -rf "$W"
+}
+trap cleanup EXIT
 
 # shellcheck source=../lib/rootfs.sh
 . "$SRC/tests/lib/rootfs.sh"
@@ -140,7 +158,32 @@ python_warm() {
 	out=$(echo "1 2 3" | "$rt" --root "$W/root-$n" restore -d --image-path "$W/img-$n-python" \
 		--bundle "$W/python" "py-warm-$RANDOM" 2>"$W/err" | grep answer)
 	t1=$(now_ms)
-	[ "$out" = "answer 6" ] || die "$rt: restored python said: $out $(cat "$W/err")"
+	if [ "$out" != "answer 6" ]; then
+		# recorded, not fatal: runc 1.1.5 cannot restore this one
+		# (CRIU's NOTIFY fails it); its line shows why
+		echo "# $n: the restored python said \"$out\": $(tr '\n' ' ' <"$W/err" | cut -c1-200)" >&2
+		return 1
+	fi
+	echo $((t1 - t0))
+}
+
+# python_job cold|warm: ms from `brig job` to the answer, started cold
+# (the bundle's rootfs and the host's /usr, /lib bound) or restored from
+# brig's image of the prepared python (--from-checkpoint)
+python_job() {
+	local t0 t1 out args
+	if [ "$1" = warm ]; then
+		args=(--from-checkpoint "$W/img-brig-python" --bundle "$W/python")
+	else
+		# --no-userns: the restored one has no user namespace of the
+		# job's either, and the guest's 6.1 tmpfs cannot be idmapped
+		args=(--bundle "$W/python" --mount /usr:/usr --mount /lib:/lib --mount /lib64:/lib64
+			--env PYTHONDONTWRITEBYTECODE=1 --no-userns)
+	fi
+	t0=$(now_ms)
+	out=$(echo "1 2 3" | "$BRIG" --root "$W/root-job" job "${args[@]}" --stdin - 2>"$W/err" | grep answer)
+	t1=$(now_ms)
+	[ "$out" = "answer 6" ] || die "brig job ($1): python said: $out $(cat "$W/err")"
 	echo $((t1 - t0))
 }
 
@@ -164,18 +207,25 @@ for rt in "${RTS[@]}"; do
 	RES[$n-py-cold]=$(median <"$W/c")
 	python_prepare "$rt"
 	: >"$W/c"
-	for ((i = 0; i < RUNS; i++)); do python_warm "$rt" >>"$W/c" || exit 1; done
-	RES[$n-py-warm]=$(median <"$W/c")
+	for ((i = 0; i < RUNS; i++)); do python_warm "$rt" >>"$W/c" || break; done
+	[ "$i" -eq "$RUNS" ] && RES[$n-py-warm]=$(median <"$W/c")
+done
+for how in cold warm; do
+	: >"$W/c"
+	for ((i = 0; i < RUNS; i++)); do python_job "$how" >>"$W/c" || exit 1; done
+	RES[job-$how]=$(median <"$W/c")
 done
 
 ratio() { # A B: A/B to two places, or "-"
-	[ -n "${2:-}" ] && [ "$2" -gt 0 ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }' || echo -
+	[ -n "${1:-}" ] && [ -n "${2:-}" ] && [ "$2" -gt 0 ] && awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }' || echo -
 }
 printf '# %-26s %10s %10s %10s\n' "median ms over $RUNS runs" brig runc brig/runc
 for k in shell-ckpt shell-restore mem100-ckpt mem100-restore py-cold py-warm; do
-	printf '# %-26s %10s %10s %10s\n' "$k" "${RES[brig-$k]}" "${RES[runc-$k]:--}" \
-		"$(ratio "${RES[brig-$k]}" "${RES[runc-$k]:-}")"
+	printf '# %-26s %10s %10s %10s\n' "$k" "${RES[brig-$k]:--}" "${RES[runc-$k]:--}" \
+		"$(ratio "${RES[brig-$k]:-}" "${RES[runc-$k]:-}")"
 done
-printf '# python, brig: restored job answers in %s ms, cold in %s ms: %s of the cold time\n' \
-	"${RES[brig-py-warm]}" "${RES[brig-py-cold]}" "$(ratio "${RES[brig-py-warm]}" "${RES[brig-py-cold]}")"
+printf '# python, brig: restored container answers in %s ms, cold (run) in %s ms: %s of the cold time\n' \
+	"${RES[brig-py-warm]:--}" "${RES[brig-py-cold]}" "$(ratio "${RES[brig-py-warm]:-}" "${RES[brig-py-cold]}")"
+printf '# python, brig job: --from-checkpoint answers in %s ms, a cold job in %s ms: %s of the cold time\n' \
+	"${RES[job-warm]}" "${RES[job-cold]}" "$(ratio "${RES[job-warm]}" "${RES[job-cold]}")"
 echo "1..0 # SKIP a benchmark: figures above, nothing asserted"
