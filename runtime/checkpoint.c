@@ -49,6 +49,7 @@
 #include "hooks/hooks.h"
 #include "linux/criu.h"
 #include "linux/mounts.h"
+#include "linux/namespaces.h"
 #include "linux/resolve.h"
 #include "spec/spec.h"
 #include "spec/state.h"
@@ -140,8 +141,12 @@ static void put_common(struct brig_strbuf *o, const struct brig_criu_flags *f, i
 		brig_pb_put_bool(o, BRIG_CRIU_O_AUTO_DEDUP, true);
 	if (f->lazy_pages)
 		brig_pb_put_bool(o, BRIG_CRIU_O_LAZY_PAGES, true);
-	if (f->empty_netns)
-		brig_pb_put_varint(o, BRIG_CRIU_O_EMPTY_NS, CLONE_NEWNET);
+	/* runc's rule, whatever --empty-ns says: the runtime does not
+	 * manage network devices, so CRIU neither dumps nor restores a
+	 * network namespace's links, addresses, routes and firewall (a new
+	 * one is restored empty; restore brings lo up in it) */
+	(void)f->empty_netns;
+	brig_pb_put_varint(o, BRIG_CRIU_O_EMPTY_NS, CLONE_NEWNET);
 }
 
 /* The external mounts of @cfg: the name CRIU records for each (@dump),
@@ -656,6 +661,35 @@ static int criu_started(void *arg, pid_t criu, struct brig_error *err)
 	return 0;
 }
 
+/* lo up in the network namespace of @pid, from a child that joins it. */
+static int loopback_up_in(pid_t pid, struct brig_error *err)
+{
+	char path[64];
+	_cleanup_close_ int ns = -1;
+	int status;
+	pid_t child;
+
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	ns = open(path, O_RDONLY | O_CLOEXEC);
+	if (ns < 0)
+		return brig_error_setp(err, errno, "open %s", path);
+	child = fork();
+	if (child < 0)
+		return brig_error_setp(err, errno, "fork");
+	if (child == 0) {
+		struct brig_error e = BRIG_ERROR_INIT;
+
+		_exit(setns(ns, CLONE_NEWNET) == 0 && brig_loopback_up(&e) == 0 ? 0 : 1);
+	}
+	while (waitpid(child, &status, 0) < 0)
+		if (errno != EINTR)
+			return brig_error_setp(err, errno, "waitpid");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return brig_error_set(err, "restore: cannot bring lo up in the restored network "
+		                           "namespace");
+	return 0;
+}
+
 static int criu_notify(void *arg, const char *script, pid_t pid, int fd, struct brig_error *err)
 {
 	struct restore_job *j = arg;
@@ -663,6 +697,13 @@ static int criu_notify(void *arg, const char *script, pid_t pid, int fd, struct 
 	struct brig_state s;
 
 	if (strcmp(script, "setup-namespaces") == 0) {
+		const struct brig_namespace *net = find_ns(j->bundle.config, BRIG_NS_NETWORK);
+
+		/* the new network namespace, restored empty: lo up, as at
+		 * create, before CRIU restores sockets bound to it */
+		if (net && !net->path && brig_loopback_wanted(j->bundle.config) &&
+		    loopback_up_in(pid, err) < 0)
+			return -1;
 		/* runc runs prestart and createRuntime here, in its namespaces */
 		hook_state(j, pid, &s);
 		if (brig_hooks_run_stage(h, BRIG_HOOK_PRESTART, &s, BRIG_STATUS_CREATED, err) < 0 ||

@@ -44,19 +44,6 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 
-/*
- * A new network namespace gets lo up, as runc's does, unless the config's
- * annotation "run.brig.loopback" is "down": a container with no network
- * at all (brig job --network none).
- */
-static bool loopback_down(const struct brig_config *cfg)
-{
-	for (size_t i = 0; i < cfg->n_annotations; i++)
-		if (!strcmp(cfg->annotations[i].key, "run.brig.loopback"))
-			return !strcmp(cfg->annotations[i].value, "down");
-	return false;
-}
-
 static int set_names(const struct brig_config *cfg, struct brig_error *err)
 {
 	if (cfg->hostname && cfg->hostname[0] &&
@@ -245,7 +232,8 @@ static int join_container(const struct brig_init_args *a, int **idmapped, struct
 		return -1;
 	if (a->ns->join_fd[BRIG_NS_USER] >= 0 && brig_userns_become_root(err) < 0)
 		return -1;
-	if (a->ns->is_new[BRIG_NS_NETWORK] && !loopback_down(a->cfg) && brig_loopback_up(err) < 0)
+	if (a->ns->is_new[BRIG_NS_NETWORK] && brig_loopback_wanted(a->cfg) &&
+	    brig_loopback_up(err) < 0)
 		return -1;
 	return set_names(a->cfg, err);
 }

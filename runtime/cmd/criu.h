@@ -69,7 +69,7 @@ enum {
 		                BRIG_OPT_STRING,                                                  \
 		                "NS",                                                             \
 		                "create a namespace, but don't restore its properties "           \
-		                "(network only)",                                                 \
+		                "(network only, and always, as runc)",                            \
 		                NULL }
 
 #endif

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "linux/process.h"
+#include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 
@@ -261,6 +262,14 @@ int brig_ns_enter_child(const struct brig_ns_plan *plan, struct brig_error *err)
 	if (plan->unshare_flags && unshare((int)plan->unshare_flags) < 0)
 		return brig_error_setp(err, errno, "create namespaces");
 	return 0;
+}
+
+bool brig_loopback_wanted(const struct brig_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_annotations; i++)
+		if (!strcmp(cfg->annotations[i].key, "run.brig.loopback"))
+			return strcmp(cfg->annotations[i].value, "down") != 0;
+	return true;
 }
 
 int brig_loopback_up(struct brig_error *err)

@@ -57,5 +57,10 @@ int brig_ns_clone_flag(enum brig_ns_type type);
 /* Bring "lo" up in the current network namespace, a new one (runc and
  * crun do: a container without a network still talks to itself). */
 int brig_loopback_up(struct brig_error *err);
+/* Whether a new network namespace of @cfg gets lo up: unless its
+ * annotation "run.brig.loopback" is "down" (a container with no network
+ * at all, brig job --network none). */
+struct brig_config;
+bool brig_loopback_wanted(const struct brig_config *cfg);
 
 #endif

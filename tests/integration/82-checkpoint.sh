@@ -134,6 +134,10 @@ t_counter() {
 	assert_contains "$cg" "c2" "the restored init is in c2's own cgroup"
 	br exec c2 cat /shared/count
 	assert_rc 0
+	# CRIU restores the network namespace empty (runc's rule: the
+	# runtime does not manage network devices); brig brought lo up
+	br exec c2 cat /sys/class/net/lo/flags
+	assert_eq "$out" 0x9 "lo in the restored container: IFF_UP|IFF_LOOPBACK"
 	br kill c2 KILL
 	assert_rc 0
 	wait_until 10 is_status c2 stopped || fail "c2 did not stop"
