@@ -354,16 +354,19 @@ t_fork() {
 # "hang", it says so, then a sleep in the background and a loop.  Its stdin and stdout
 # are pipes (what a job's become); its stdin's writer, a sleep, stays
 # until the checkpoint.  The bundle names a cgroup (cgroupsPath) that
-# the jobs must not share.
+# the jobs must not share.  The sleep's length is the test's own
+# ($MARK, set by prepare_job_image): pgrep finds the job's processes by
+# it, and no other test's (the host's tests run side by side).
 PREP='v=41; echo prepared >/marker; echo ready
 read n
-case $n in hang) echo hanging; sleep 1000 & while :; do sleep 1; done ;; esac
+case $n in hang) echo hanging; sleep MARK & while :; do sleep 1; done ;; esac
 echo "answer $((v + n))"; cat /marker; echo "fork $n" >/marker; cat /marker
 exit 3'
 
 prepare_job_image() {
+	MARK=$((100000 + RANDOM * 32 + RANDOM % 32))
 	cp -a "$ROOTFS" "$T/rootfs"
-	mkbundle '.root.readonly = false | .linux.cgroupsPath = "brig-prep-cg"' sh -c "$PREP"
+	mkbundle '.root.readonly = false | .linux.cgroupsPath = "brig-prep-cg"' sh -c "${PREP/MARK/$MARK}"
 	brig_bundle_edit "$T/b" '.root.path = $r' --arg r "$T/rootfs"
 	delete_at_end prep
 	{
@@ -393,7 +396,8 @@ jobs_gone() {
 	assert_eq "$("$BRIG" --root "$T/root" list -q 2>&1)" "" "brig list -q${1:+ $1}"
 	assert_eq "$(find "$T/root/jobs" -mindepth 1 -maxdepth 1 ! -name '.*' 2>/dev/null)" "" \
 		"entries of $T/root/jobs${1:+ $1}"
-	assert_eq "$(pgrep -f 'slee[p] 1000')" "" "processes of the job${1:+ $1}"
+	[ -z "${MARK:-}" ] ||
+		assert_eq "$(pgrep -f "slee[p] $MARK")" "" "processes of the job${1:+ $1}"
 }
 
 t_job_fork() {
@@ -427,7 +431,7 @@ t_job_timeout() {
 	bg=$!
 	defer kill_wait "$bg"
 	wait_until 60 grep -q hanging "$T/j.out" || fail "the job did not start: $(cat "$T/j.err")"
-	pid=$(pgrep -f 'slee[p] 1000' | head -n 1)
+	pid=$(pgrep -f "slee[p] $MARK" | head -n 1)
 	assert_contains "$(cg_of "$pid")" "jobA" "the job's cgroup: its id's, not the bundle's cgroupsPath"
 	wait "$bg" 2>/dev/null
 	assert_eq "$?" 124 "exit status (stderr: $(cat "$T/j.err"))"
@@ -447,7 +451,7 @@ t_job_keeper() {
 	wait_until 60 grep -q hanging "$T/j.out" || fail "the job did not start: $(cat "$T/j.err")"
 	kill -KILL "$bg"
 	wait "$bg" 2>/dev/null
-	wait_until 20 sh -c '! pgrep -f "slee[p] 1000" >/dev/null' || fail "the job outlived brig"
+	wait_until 20 sh -c '! pgrep -f "slee[p] $0" >/dev/null' "$MARK" || fail "the job outlived brig"
 	wait_until 20 sh -c '[ -z "$("$0" --root "$1" list -q)" ]' "$BRIG" "$T/root" ||
 		fail "the container outlived brig"
 	br job --gc
