@@ -144,8 +144,8 @@ static void put_common(struct brig_strbuf *o, const struct brig_criu_flags *f, i
 	/* runc's rule, whatever --empty-ns says: the runtime does not
 	 * manage network devices, so CRIU neither dumps nor restores a
 	 * network namespace's links, addresses, routes and firewall (a new
-	 * one is restored empty; restore brings lo up in it) */
-	(void)f->empty_netns;
+	 * one is restored empty; restore brings lo up in it): --empty-ns
+	 * network asks for nothing more */
 	brig_pb_put_varint(o, BRIG_CRIU_O_EMPTY_NS, CLONE_NEWNET);
 }
 

@@ -25,7 +25,6 @@ struct brig_criu_flags {
 	bool auto_dedup;
 	bool lazy_pages;
 	int manage_cgroups_mode; /* enum brig_criu_cg_mode; -1: CRIU's default */
-	bool empty_netns;        /* --empty-ns network */
 };
 
 struct brig_checkpoint_opts {

@@ -34,11 +34,9 @@ int brig_cmd_criu_flags(const struct brig_optval *v, struct brig_criu_flags *f,
 		                        "invalid --manage-cgroups-mode \"%s\": expected soft, "
 		                        "full, strict or ignore",
 		                        mode);
-	if (ns) {
-		if (strcmp(ns, "network") != 0)
-			return brig_error_usage(
-			    err, "invalid --empty-ns \"%s\": only \"network\" is supported", ns);
-		f->empty_netns = true;
-	}
+	/* "network" is what brig always asks of CRIU (checkpoint.c), as runc */
+	if (ns && strcmp(ns, "network") != 0)
+		return brig_error_usage(
+		    err, "invalid --empty-ns \"%s\": only \"network\" is supported", ns);
 	return 0;
 }
