@@ -97,19 +97,9 @@ static bool mount_is_bind(const struct brig_mount *m)
 	return bind;
 }
 
-static const struct brig_namespace *find_ns(const struct brig_config *cfg, enum brig_ns_type t)
-{
-	const struct brig_linux *lx = cfg->linux;
-
-	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
-		if (lx->namespaces[i].type == t)
-			return &lx->namespaces[i];
-	return NULL;
-}
-
 static int need_mntns(const struct brig_config *cfg, const char *what, struct brig_error *err)
 {
-	const struct brig_namespace *ns = find_ns(cfg, BRIG_NS_MOUNT);
+	const struct brig_namespace *ns = brig_config_namespace(cfg->linux, BRIG_NS_MOUNT);
 
 	if (!ns || ns->path)
 		return brig_error_set(err, "%s needs a container with a new mount namespace", what);
@@ -339,7 +329,7 @@ static int put_external_ns(struct brig_strbuf *o, const struct brig_config *cfg,
 		    { BRIG_NS_PID, "pid", "extRootPidNS" } };
 
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		const struct brig_namespace *ns = find_ns(cfg, ext[i].type);
+		const struct brig_namespace *ns = brig_config_namespace(cfg->linux, ext[i].type);
 		_cleanup_free_ char *s = NULL;
 		struct stat st;
 
@@ -539,7 +529,7 @@ static void hook_state(const struct restore_job *j, pid_t pid, struct brig_state
 static int save_state(struct restore_job *j, struct brig_error *err)
 {
 	const struct brig_config *cfg = j->bundle.config;
-	const struct brig_namespace *pidns = find_ns(cfg, BRIG_NS_PID);
+	const struct brig_namespace *pidns = brig_config_namespace(cfg->linux, BRIG_NS_PID);
 	struct brig_state *s = brig_state_new();
 	char now[64];
 	int r;
@@ -697,7 +687,8 @@ static int criu_notify(void *arg, const char *script, pid_t pid, int fd, struct 
 	struct brig_state s;
 
 	if (strcmp(script, "setup-namespaces") == 0) {
-		const struct brig_namespace *net = find_ns(j->bundle.config, BRIG_NS_NETWORK);
+		const struct brig_namespace *net =
+		    brig_config_namespace(j->bundle.config->linux, BRIG_NS_NETWORK);
 
 		/* the new network namespace, restored empty: lo up, as at
 		 * create, before CRIU restores sockets bound to it */
@@ -893,7 +884,8 @@ static int external_ns(struct restore_job *j, int extra[], size_t *n_extra, stru
 	const struct brig_linux *lx = j->bundle.config->linux;
 
 	for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
-		const struct brig_namespace *ns = find_ns(j->bundle.config, ext[i].type);
+		const struct brig_namespace *ns =
+		    brig_config_namespace(j->bundle.config->linux, ext[i].type);
 		int fd;
 
 		if (!ns || !ns->path)

@@ -543,16 +543,12 @@ static int start_restored(struct job *j, struct brig_error *err)
 		.own_cgroup = true,
 		.pidfd = &j->pidfd,
 	};
-	const struct brig_linux *lx;
-	bool own_pidns = false;
+	const struct brig_namespace *pidns;
 
 	if (load_base(j, err) < 0)
 		return -1;
-	lx = j->base.config->linux;
-	for (size_t i = 0; lx && i < lx->n_namespaces; i++)
-		if (lx->namespaces[i].type == BRIG_NS_PID && !lx->namespaces[i].path)
-			own_pidns = true;
-	if (!own_pidns)
+	pidns = brig_config_namespace(j->base.config->linux, BRIG_NS_PID);
+	if (!pidns || pidns->path)
 		return brig_error_set(err, "--from-checkpoint: the bundle's config.json needs a "
 		                           "pid namespace of its own (linux.namespaces): the job's "
 		                           "processes end with its pid 1");
