@@ -18,7 +18,8 @@
 #    then the "e2e" layer: Podman and containerd (ctr and the CRI) driving
 #    the release build, each scenario also with runc (tests/e2e/run.sh);
 # 5. runs `make lint` (clang-format check + shellcheck + cppcheck);
-# 6. prints one result line per layer and the totals.
+# 6. prints one result line per layer, a table of each step's wall time
+#    (and of each make check layer's scripts, summed), and the totals.
 #
 # Environment:
 #   SKIP_APT=1          do not run apt-get
@@ -58,6 +59,7 @@ START=$(date +%s)
 
 PASSED=0 FAILED=0 SKIPPED=0
 RESULTS=()    # one printable line per layer
+TIMES=()      # one printable line per step: its wall time
 ANY_FAILED=0
 
 say() { printf 'run-all: %s\n' "$*"; }
@@ -83,6 +85,29 @@ print_results() {
 	for line in "${RESULTS[@]}"; do
 		echo "$line"
 	done
+	echo
+	echo "== wall time of each step (make check's layers: their scripts' time summed, two at a time) =="
+	for line in "${TIMES[@]}"; do
+		echo "$line"
+	done
+	printf '%-22s %5ds\n' total "$(($(date +%s) - START))"
+}
+
+# timed STEP SECONDS [NOTE]: one line of the wall-time table.
+timed() {
+	TIMES+=("$(printf '%-22s %5ds%s' "$1" "$2" "${3:+  ($3)}")")
+}
+
+# layer_seconds DIR LAYER: the seconds the scripts of tests/LAYER took in
+# DIR's make check, summed (a script's .log is made when it starts, its
+# .trs when it ends); empty where the filesystem keeps no birth time.
+layer_seconds() {
+	(cd "$1" && find "tests/$2" -name '*.trs' -print0 |
+		while IFS= read -r -d '' trs; do
+			b=$(stat -c %W "${trs%.trs}.log" 2>/dev/null) e=$(stat -c %Y "$trs")
+			[ "${b:-0}" -gt 0 ] || exit 1
+			echo $((e - b))
+		done | awk '{ s += $1 } END { if (NR) print s }')
 }
 
 # A step that fails before any test could run counts as one failure.
@@ -188,7 +213,7 @@ prepare_tree() {
 # count_layers BUILD DIR: one result per tests/<layer>/, from the .trs files
 # (automake writes one ":test-result: X" line per test case).
 count_layers() {
-	local build=$1 dir=$2 layer p f s files status note
+	local build=$1 dir=$2 layer p f s files status note secs
 	local layers
 	layers=$(cd "$dir" && find tests -name '*.trs' 2>/dev/null | cut -d/ -f2 | sort -u)
 	if [ -z "$layers" ]; then
@@ -208,12 +233,14 @@ count_layers() {
 		[ "$f" -eq 0 ] || status=FAIL
 		note="$files file(s)"
 		record "$build" "$layer" "$status" "$p" "$f" "$s" "$note"
+		secs=$(layer_seconds "$dir" "$layer")
+		[ -n "$secs" ] && timed "  $build $layer" "$secs" "$files file(s)"
 	done
 }
 
 # build NAME FUZZ_SECONDS [CONFIGURE-ARGS...]
 build_and_check() {
-	local name=$1 fuzz=$2 dir="$SRC/build-$1" t0 rc failed_before
+	local name=$1 fuzz=$2 dir="$SRC/build-$1" t0 t1 rc failed_before
 	shift 2
 	t0=$(date +%s)
 	rm -rf "$dir"
@@ -233,12 +260,15 @@ build_and_check() {
 		return
 	fi
 	record "$name" build PASS 1 0 0
+	timed "$name build" "$(($(date +%s) - t0))" "configure, make -j$JOBS"
 
 	say "[$name] make check (FUZZ_SECONDS=$fuzz)"
+	t1=$(date +%s)
 	FUZZ_SECONDS=$fuzz \
 		UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1} \
 		make -j"$JOBS" check >check.log 2>&1
 	rc=$?
+	timed "$name check" "$(($(date +%s) - t1))" "make -j$JOBS check"
 	failed_before=$FAILED
 	count_layers "$name" "$dir"
 	if [ "$rc" -ne 0 ]; then
@@ -379,14 +409,27 @@ run_lint() {
 
 # ------------------------------------------------------------------ main
 
+# since T0: the seconds since T0 (for the wall-time table).
+since() { echo $(($(date +%s) - $1)); }
+
 trap 'write_totals' EXIT
+t0=$(date +%s)
 install_deps
 prepare_tree
+timed "setup" "$(since "$t0")" "apt-get, autogen.sh"
 build_and_check release "$FUZZ_SECONDS_RELEASE"
+t0=$(date +%s)
 run_vm vm tests/vm/TESTS shell 1200
+timed vm "$(since "$t0")" "qemu guest, PID 1 a shell"
+t0=$(date +%s)
 run_vm vm-systemd tests/vm/TESTS-systemd systemd 3000
+timed vm-systemd "$(since "$t0")" "qemu guest, PID 1 systemd"
+t0=$(date +%s)
 run_e2e
+timed e2e "$(since "$t0")"
 build_and_check asan 0 --enable-sanitizers --enable-fault-injection
+t0=$(date +%s)
 run_lint
+timed lint "$(since "$t0")"
 print_results
 finish
