@@ -5,6 +5,9 @@
 # warning, `make install` putting them where man(1), bash-completion and
 # zsh look, and the bash and zsh completions themselves.  Needs the build
 # tree (BRIG_BUILDDIR); only the container-id completion needs root.
+# And docs/SECURITY.md, the threat model: a row for every flag of `brig job
+# --help` and `brig pool --help` and every run.brig.* annotation of the
+# sources, and every test it names there, saying what it is said to say.
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=../lib/rootfs.sh
@@ -48,6 +51,45 @@ make_var() {
 make_build() {
 	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
 		make --no-print-directory -C "$BRIG_BUILDDIR" "$@"
+}
+
+# ------------------------------------------------------- the threat model
+
+SECURITY=$BRIG_SRCDIR/docs/SECURITY.md
+
+# security_rows HEADING: the table rows of the section "## HEADING" of
+# docs/SECURITY.md, one a line.
+security_rows() {
+	awk -v h="## $1" '/^## / { in_section = ($0 == h); next } in_section && /^\| `/' "$SECURITY"
+}
+
+# has_row HEADING NAME: the section has a row whose input is `NAME`, or
+# `NAME ARG...` (an option with its argument).
+has_row() {
+	local name=${2//./\\.}
+	security_rows "$1" | grep -qE "^\\| \`${name}[ \`]"
+}
+
+# pool_subcommands: the subcommands `brig pool --help` names in its usage
+# line ("create|list|...").
+pool_subcommands() {
+	"$BRIG" pool --help | sed -n '/^USAGE:/{n;p;}' | grep -oE '[a-z]+(\|[a-z]+)+' | tr '|' '\n'
+}
+
+# run_brig_annotations: the run.brig.* annotations brig's sources spell
+# out (every string literal "run.brig.X"), and those its annotation guide
+# documents.
+run_brig_annotations() {
+	(
+		cd "$BRIG_SRCDIR" || exit 1
+		grep -rhoE --include='*.[ch]' '"run\.brig\.[a-z0-9_.-]+"' runtime spec hooks | tr -d '"'
+		grep -hoE '`run\.brig\.[a-z0-9_.-]+`' contrib/annotations/README.md | tr -d '`'
+	) | sort -u
+}
+
+# cited_tests: the test files docs/SECURITY.md names, one a line.
+cited_tests() {
+	grep -oE 'tests/[a-z0-9_./-]+\.(sh|c)' "$SECURITY" | sort -u
 }
 
 # complete_words WORD...: what _brig offers for the last WORD of the command
@@ -267,6 +309,92 @@ t_zsh_completion() {
 	assert_eq "$out" "_brig" "the completion function of brig"
 }
 
+# ------------------------------------------------------- the threat model
+
+t_security_job_flags() {
+	local flag n=0
+	assert_file "$SECURITY" || return
+	for flag in $(help_flags job); do
+		[ "$flag" = --help ] && continue
+		n=$((n + 1))
+		has_row "brig job options" "$flag" ||
+			fail "docs/SECURITY.md: no row for brig job $flag under \"## brig job options\""
+	done
+	# the extraction itself: brig job has some thirty flags
+	[ "$n" -ge 20 ] || fail "only $n flags found in brig job --help"
+	assert_contains " $(help_flags job | tr '\n' ' ')" " --rootfs --bundle " "flags of brig job --help"
+	assert_contains " $(help_flags job | tr '\n' ' ')" " --timeout " "flags of brig job --help"
+}
+
+t_security_pool_flags() {
+	local sub flag flags n=0 subs
+	assert_file "$SECURITY" || return
+	subs=$(pool_subcommands)
+	[ "$(wc -w <<<"$subs")" -ge 4 ] ||
+		fail "pool subcommands from brig pool --help: $(_show "$subs")"
+	assert_contains " $(tr '\n' ' ' <<<"$subs")" " create " "pool subcommands"
+	flags=$({
+		help_flags pool
+		for sub in $subs; do help_flags pool "$sub"; done
+	} | sort -u)
+	for flag in $flags; do
+		[ "$flag" = --help ] && continue
+		n=$((n + 1))
+		has_row "brig pool options" "$flag" ||
+			fail "docs/SECURITY.md: no row for brig pool $flag under \"## brig pool options\""
+	done
+	[ "$n" -ge 15 ] || fail "only $n flags found in brig pool --help"
+	assert_contains " $(tr '\n' ' ' <<<"$flags")" " --size " "flags of brig pool --help"
+}
+
+t_security_annotations() {
+	local ann found
+	assert_file "$SECURITY" || return
+	found=$(run_brig_annotations)
+	for ann in $found; do
+		has_row "run.brig.* annotations" "$ann" ||
+			fail "docs/SECURITY.md: no row for $ann under \"## run.brig.* annotations\""
+	done
+	[ "$(wc -w <<<"$found")" -ge 3 ] || fail "annotations found: $(_show "$found")"
+	assert_contains " $(tr '\n' ' ' <<<"$found")" " run.brig.job.result run.brig.job.timeout " \
+		"run.brig.* annotations of the sources"
+}
+
+t_security_tests_exist() {
+	local f n=0
+	assert_file "$SECURITY" || return
+	for f in $(cited_tests); do
+		n=$((n + 1))
+		[ -f "$BRIG_SRCDIR/$f" ] || fail "docs/SECURITY.md names $f, which does not exist"
+	done
+	[ "$n" -ge 10 ] || fail "only $n test files named in docs/SECURITY.md"
+	# where contributors read the rule
+	grep -qF "docs/SECURITY.md" "$BRIG_SRCDIR/README.md" || fail "README.md does not point to docs/SECURITY.md"
+	grep -qF "SECURITY.md" "$BRIG_SRCDIR/docs/DESIGN.md" || fail "docs/DESIGN.md does not point to SECURITY.md"
+}
+
+# A test named with its description (tests/x/y.sh: "what it says") has
+# it: a renamed or removed test is caught here.  A file that is still a
+# placeholder (skip_all "not written yet") is named without one.
+t_security_test_names() {
+	local cite file desc n=0
+	assert_file "$SECURITY" || return
+	while IFS= read -r cite; do
+		file=${cite%%: \"*}
+		desc=${cite#*: \"}
+		desc=${desc%\"}
+		n=$((n + 1))
+		[ -f "$BRIG_SRCDIR/$file" ] || continue # t_security_tests_exist says so
+		if grep -qF 'skip_all "not written yet"' "$BRIG_SRCDIR/$file"; then
+			fail "docs/SECURITY.md names \"$desc\" of $file, a placeholder"
+			continue
+		fi
+		grep -qF -- "\"$desc\"" "$BRIG_SRCDIR/$file" ||
+			fail "docs/SECURITY.md: $file has no test \"$desc\""
+	done < <(grep -oE 'tests/[a-z0-9_./-]+\.(sh|c): "[^"]+"' "$SECURITY" | sort -u)
+	[ "$n" -ge 20 ] || fail "only $n tests named by their description in docs/SECURITY.md"
+}
+
 tap_test "brig-docgen: usage, list, man DIR" t_docgen_usage
 tap_test "a man page for brig and for every command of brig --help" t_page_per_command
 tap_test "the pages describe every flag of --help" t_page_names_every_flag
@@ -277,4 +405,9 @@ tap_test "man finds and renders the installed pages" t_man_finds_pages
 tap_test "bash: commands, flags and flag values complete" t_bash_complete_words
 tap_test "bash: container ids complete under --root" t_bash_complete_container_ids
 tap_test "zsh: the completion parses and loads" t_zsh_completion
+tap_test "SECURITY.md: a row for every flag of brig job --help" t_security_job_flags
+tap_test "SECURITY.md: a row for every flag of brig pool --help and its subcommands" t_security_pool_flags
+tap_test "SECURITY.md: a row for every run.brig.* annotation of the sources" t_security_annotations
+tap_test "SECURITY.md: every test file it names exists; README and DESIGN point to it" t_security_tests_exist
+tap_test "SECURITY.md: every test it names by description has it" t_security_test_names
 tap_done
