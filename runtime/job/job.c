@@ -89,6 +89,7 @@ struct job {
 	int mntns;                    /* its mount namespace, for the follower */
 	int refill;                   /* the follower waits for it to close (job/pool.c) */
 	int keeper;                   /* a restored job's keeper (keep_restored) */
+	uint64_t t0;                  /* when brig began the job: its deadline's start */
 };
 
 static uint64_t now_ms(void)
@@ -132,6 +133,11 @@ static void on_signal(int sig)
 	got_signal = sig;
 	(void)!write(signal_pipe[1], &c, 1);
 	errno = e;
+}
+
+int brig_job_signalled(void)
+{
+	return got_signal;
 }
 
 /* SIGINT, SIGTERM, SIGHUP end the job as a timeout does; handled, not
@@ -768,8 +774,21 @@ static int finish(struct job *j, struct brig_error *err)
 	j->res.oom_killed = j->res.usage.oom_kills > 0;
 	j->res.writable_used = brig_job_writable_used(&j->root);
 	brig_phase("figures");
-	if (j->o->export_dir && brig_job_export(&j->root, j->o->export_dir, err) < 0)
-		r = -1;
+	/* bounded by --export-limit, the job's deadline and a grace, brig's
+	 * signals (brig-job(8)) */
+	if (j->o->export_dir) {
+		const struct brig_job_copy_bounds b = {
+			.limit = j->o->export_limit,
+			.deadline_ms = j->o->timeout_ms
+			                   ? j->t0 + j->o->timeout_ms + BRIG_JOB_EXPORT_GRACE_MS
+			                   : 0,
+			.uid = (uid_t)-1,
+			.gid = (gid_t)-1,
+		};
+
+		if (brig_job_export(&j->root, j->o->export_dir, &b, err) < 0)
+			r = -1;
+	}
 	/* a claimed member's container is its follower's to remove (job/pool.c),
 	 * once brig has gone */
 	if (j->claimed)
@@ -996,6 +1015,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (!j.claimed && brig_job_gc(ctx, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
 	t0 = now_ms();
+	j.t0 = t0;
 	if ((j.claimed            ? start_claimed(&j, err)
 	     : o->from_checkpoint ? start_restored(&j, err)
 	                          : start(&j, err)) < 0) {

@@ -389,27 +389,6 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 	return 0;
 }
 
-int brig_job_export(const struct brig_job_root *r, const char *dir, struct brig_error *err)
-{
-	_cleanup_close_ int src = -1, dst = -1;
-
-	if (brig_mkdir_p(dir, 0755, err) < 0)
-		return brig_error_wrap(err, "--export");
-	src = r->upperfd >= 0 ? openat(r->upperfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (src < 0)
-		return brig_error_setp(err, errno, "open the writable layer");
-	dst = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dst < 0)
-		return brig_error_setp(err, errno, "--export: open \"%s\"", dir);
-	/* overlayfs's whiteouts (character devices) are not copied: what the
-	 * job deleted is simply absent */
-	if (brig_copy_tree(src, dst, err) < 0)
-		return brig_error_wrap(err, "--export");
-	if (chown_tree(dst, geteuid(), getegid(), 0) < 0)
-		return brig_error_setp(err, errno, "--export: chown \"%s\"", dir);
-	return 0;
-}
-
 uint64_t brig_job_writable_used(const struct brig_job_root *r)
 {
 	struct statfs sf;
