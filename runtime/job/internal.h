@@ -81,7 +81,8 @@ int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const c
 int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t writable,
                         struct brig_error *err);
 /* Copy @host (a file or a directory tree) to @path in the job's root, owned
- * by the job's @uid/@gid. */
+ * by the job's @uid/@gid; a destination that is not a regular file or a
+ * directory is refused.  Stops on brig's signals (brig_job_signalled). */
 int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char *path,
                      uint32_t uid, uint32_t gid, struct brig_error *err);
 

@@ -140,6 +140,15 @@ int brig_job_signalled(void)
 	return got_signal;
 }
 
+/* Before the job runs: a signal ends brig, with what was made removed. */
+static int stopped(struct brig_error *err)
+{
+	if (!got_signal)
+		return 0;
+	return brig_error_set(err, "brig got SIG%s: the job was not started",
+	                      sigabbrev_np(got_signal));
+}
+
 /* SIGINT, SIGTERM, SIGHUP end the job as a timeout does; handled, not
  * blocked, so the init (which resets handlers to their defaults) starts
  * the job with an empty mask.  SIGPIPE: a reader of brig's output that
@@ -404,21 +413,24 @@ static int start(struct job *j, struct brig_error *err)
 		 * it waits under it; another is loaded last, as a cold job's */
 		co.handoff_filtered = !o->seccomp || !strcmp(o->seccomp, "default");
 	}
-	if (brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0)
+	if (stopped(err) < 0 || brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0)
 		return -1;
 	if (brig_job_root_mount(&j->root, j->rootfs, o->writable, err) < 0)
 		return -1;
 	if (write_config(j, err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->n_copy_in; i++)
-		if (brig_job_copy_in(&j->root, o->copy_in[i].host, o->copy_in[i].path, uid, gid,
-		                     err) < 0)
+		if (stopped(err) < 0 || brig_job_copy_in(&j->root, o->copy_in[i].host,
+		                                         o->copy_in[i].path, uid, gid, err) < 0)
 			return brig_error_wrap(err, "--copy-in");
+	if (stopped(err) < 0)
+		return -1;
 	co.bundle = j->root.dir;
 	if (brig_container_create(j->ctx, &co, NULL, err) < 0)
 		return -1;
 	j->created = true;
 	close_init_stdio(j);
+	/* a signal during the create: the watch ends the job at once */
 	return 0;
 }
 

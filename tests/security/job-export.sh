@@ -1,6 +1,7 @@
 #!/bin/bash
 # brig job's host-facing copies against a hostile job (issue 30, findings
-# 2 and 3): what --export writes on the host.
+# 2, 3 and 8): what --export writes on the host, and --copy-in's
+# destination in the job's hostile rootfs.
 #
 #   --export never leaves a setuid/setgid file, or a file of the job's host
 #   ids, under DIR: not when the export succeeds, not when it fails
@@ -10,8 +11,11 @@
 #   It writes what the layer holds: a sparse file's holes stay holes, hard
 #   links stay links; --export-limit bounds the bytes, the job's deadline
 #   plus 5 s its time, SIGTERM stops it; each failure leaves DIR empty.
+#   --copy-in refuses a FIFO (or anything not a regular file) at its
+#   destination without blocking, and SIGTERM while brig builds the job
+#   (a long copy-in) ends brig at once with nothing left.
 #
-# runc has no job mode and no export: nothing to compare
+# runc has no job mode, no export and no copy-in: nothing to compare
 # (its closest, `runc exec ... tar`, is the caller's own code).
 #
 # Every job runs under the test's own --root "$T/root"; nothing may be
@@ -291,6 +295,81 @@ t_deadline_ok() {
 	assert_clean
 }
 
+# ------------------------------------------------------- --copy-in
+
+# A FIFO (and a symlink to one, a directory) at the copy-in destination in
+# the rootfs: one line naming it, 125, at once; a FIFO on the host as the
+# source: the same.
+t_copyin_fifo() {
+	local r=$T/rootfs t1 t2
+	mkdir -p "$T/tmp"
+	cp -a "$ROOTFS" "$r"
+	mkfifo "$r/etc/fifo"
+	ln -s /etc/fifo "$r/etc/link"
+	echo data >"$T/f"
+	for dst in /etc/fifo /etc/link; do
+		t1=$(date +%s%N)
+		TAP_TIMEOUT=10 run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" job \
+			--rootfs "$r" --copy-in "$T/f:$dst" -- cat "$dst"
+		t2=$(date +%s%N)
+		assert_rc 125
+		assert_err_line "brig: --copy-in: \"$dst\": not a regular file in the job's root"
+		[ $(((t2 - t1) / 1000000)) -le 3000 ] || fail "brig took $(((t2 - t1) / 1000000)) ms"
+		assert_clean "after --copy-in to $dst"
+	done
+	mkfifo "$T/hostfifo"
+	TAP_TIMEOUT=10 run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" job \
+		--rootfs "$r" --copy-in "$T/hostfifo:/in" -- true
+	assert_rc 125
+	assert_err_line "brig: --copy-in: \"$T/hostfifo\" is not a regular file or a directory"
+	assert_clean "after --copy-in of a FIFO"
+	# a regular file of the rootfs is still replaced
+	run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" job --rootfs "$r" \
+		--copy-in "$T/f:/etc/hostname" -- cat /etc/hostname
+	assert_rc 0
+	assert_eq "$out" data "the copied-in /etc/hostname"
+	assert_clean
+}
+
+# SIGTERM while brig copies a large tree in (brig stopped in the copy, as
+# soon as it has the first file open): brig ends at once, 125, the job
+# never started, nothing left.
+t_copyin_sigterm() {
+	local t1 t2 i fd
+	mkdir -p "$T/big" "$T/tmp" "$T/s"
+	chmod 1777 "$T/s"
+	for ((i = 0; i < 64; i++)); do
+		head -c 8M /dev/zero >"$T/big/$i"
+	done
+	TMPDIR=$T/tmp "$BRIG" --root "$T/root" job --rootfs "$ROOTFS" --writable 1G --memory 2G \
+		--mount "$T/s:/s:rw" --copy-in "$T/big:/big" -- touch /s/ran \
+		</dev/null >"$T/bg.out" 2>"$T/bg.err" &
+	BG_PID=$!
+	defer kill_wait "$BG_PID"
+	until [ -n "${fd:-}" ] || ! alive "$BG_PID"; do
+		for fd in /proc/"$BG_PID"/fd/*; do
+			[[ "$(readlink "$fd" 2>/dev/null)" == "$T/big/"* ]] && break
+			fd=
+		done
+	done
+	[ -n "${fd:-}" ] || {
+		fail "brig was not seen copying in"
+		return
+	}
+	kill -STOP "$BG_PID"
+	kill -TERM "$BG_PID"
+	t1=$(date +%s%N)
+	kill -CONT "$BG_PID"
+	wait_exit "$BG_PID" 10
+	t2=$(date +%s%N)
+	assert_eq "$rc" 125 "brig's status"
+	assert_eq "$(cat "$T/bg.err")" \
+		'brig: --copy-in: "/big": stopped, brig got SIGTERM' "stderr"
+	[ $(((t2 - t1) / 1000000)) -le 1000 ] || fail "brig took $(((t2 - t1) / 1000000)) ms after SIGTERM"
+	assert_no_file "$T/s/ran"
+	assert_clean
+}
+
 tap_test "--export: a setuid file, then too deep: never on the host (user namespace)" t_suid_depth userns
 tap_test "--export: a setuid file, then too deep: never on the host (--no-userns)" t_suid_depth no-userns
 tap_test "--export: a setuid file, then past --export-limit: never on the host (user namespace)" t_suid_limit userns
@@ -304,4 +383,6 @@ tap_test "--export-limit: past it nothing is exported" t_limit
 tap_test "--export: SIGTERM during the export stops it, nothing left" t_sigterm_export
 tap_test "--export: the job's deadline and 5 s bound the export" t_deadline
 tap_test "--export: an export within the deadline's grace completes" t_deadline_ok
+tap_test "--copy-in: a FIFO at the destination or as the source: refused at once" t_copyin_fifo
+tap_test "--copy-in: SIGTERM during a long copy-in ends brig, nothing left" t_copyin_sigterm
 tap_done
