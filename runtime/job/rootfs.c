@@ -296,7 +296,9 @@ static int copy_in_file(int src, const struct stat *st, const char *host, int ds
 
 	if (fstatat(dst, base, &ost, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(ost.st_mode))
 		return brig_error_set(err, "\"%s\": not a regular file in the job's root", path);
-	out = openat(dst, base, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+	/* O_TRUNC: overlayfs copies up a lower file without its data */
+	out = openat(dst, base,
+	             O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
 	             0600);
 	if (out < 0)
 		return brig_error_setp(err, errno, "create \"%s\"", path);
@@ -304,8 +306,6 @@ static int copy_in_file(int src, const struct stat *st, const char *host, int ds
 		return brig_error_setp(err, errno, "stat \"%s\"", path);
 	if (!S_ISREG(ost.st_mode))
 		return brig_error_set(err, "\"%s\": not a regular file in the job's root", path);
-	if (ftruncate(out, 0) < 0)
-		return brig_error_setp(err, errno, "truncate \"%s\"", path);
 	{
 		_cleanup_free_ char *what = brig_xasprintf("\"%s\"", path);
 
