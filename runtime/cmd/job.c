@@ -235,7 +235,8 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	    size(V("memory"), "memory", 512u << 20, &o->memory, err) < 0 ||
 	    count(V("pids"), "pids", 256, &o->pids, err) < 0 ||
 	    size(V("writable"), "writable", 64u << 20, &o->writable, err) < 0 ||
-	    size(V("output-limit"), "output-limit", 1u << 20, &o->output_limit, err) < 0)
+	    size(V("output-limit"), "output-limit", 1u << 20, &o->output_limit, err) < 0 ||
+	    size(V("export-limit"), "export-limit", o->writable, &o->export_limit, err) < 0)
 		return -1;
 	if (V("cpus")->set && (brig_parse_decimal(V("cpus")->str, &o->cpus) < 0 || o->cpus <= 0))
 		return brig_error_usage(err, "--cpus \"%s\": expected a positive number",
@@ -284,6 +285,10 @@ static int pool_opts(struct brig_cli *cli, struct brig_args *a, struct brig_job_
 	po->copy_in = o->copy_in;
 	po->n_copy_in = o->n_copy_in;
 	po->export_dir = o->export_dir;
+	/* by default, what the pool's writable layer holds */
+	po->export_limit = brig_cmd_opt(options, ARRAY_SIZE(options), a, "export-limit")->set
+	                       ? o->export_limit
+	                       : po->writable;
 	po->env = o->env;
 	po->n_env = o->n_env;
 	po->cwd = o->cwd;
@@ -366,7 +371,33 @@ const struct brig_command brig_cmd_job = {
 	    "\n"
 	    "   At --timeout, or when brig gets SIGINT, SIGTERM or SIGHUP, every process\n"
 	    "   of the job dies at once; if brig itself is killed, so is the job, and\n"
-	    "   the next job (or --gc) removes what is left.\n"
+	    "   the next job (or --gc) removes what is left. A signal while brig makes\n"
+	    "   the job (its root, --copy-in) ends brig before the job starts (status\n"
+	    "   125), one during the create as soon as the job is started, and a signal\n"
+	    "   before or during --export fails the export; whatever the phase, what\n"
+	    "   brig made is removed.\n"
+	    "\n"
+	    "   --copy-in writes only into regular files and directories of the job's\n"
+	    "   root: a FIFO, a device, a socket or a symlink at its destination (the\n"
+	    "   rootfs's own files are the job's) is refused, as is a host path that is\n"
+	    "   not a regular file or a directory.\n"
+	    "\n"
+	    "   --export DIR copies the job's writable layer into DIR once the job has\n"
+	    "   ended: directories, regular files and symlinks (as symlinks, never\n"
+	    "   followed); devices, FIFOs, sockets and what the job deleted are not\n"
+	    "   copied. Every entry is made by brig as its caller (brig's user and\n"
+	    "   group), without setuid or setgid bits, whatever the job's were; holes\n"
+	    "   stay holes and hard links stay hard links. The copy is made in a\n"
+	    "   directory DIR/.brig-export-* that only brig's user can enter, moved\n"
+	    "   into DIR once complete (no entry of DIR is replaced: a name DIR has\n"
+	    "   fails the export), and removed when anything fails it: directories\n"
+	    "   nested more than 128 deep, more than --export-limit bytes to write\n"
+	    "   (each file, directory, symlink and hard link counts 256 besides its\n"
+	    "   data), 5 s past the job's deadline (the start plus --timeout; with\n"
+	    "   --timeout 0 only the limit bounds it), SIGINT, SIGTERM or SIGHUP, an\n"
+	    "   error. A failed export is brig's failure: status 125, one line on\n"
+	    "   stderr, the result's error; nothing of it is in DIR. A brig killed\n"
+	    "   (SIGKILL) during the export leaves its DIR/.brig-export-* directory.\n"
 	    "\n"
 	    "   With --pool the command runs in a waiting sandbox of the pool (brig\n"
 	    "   pool), handed to the sandbox's init, which stays the job's pid 1: it\n"
@@ -394,7 +425,8 @@ const struct brig_command brig_cmd_job = {
 	    "   and warning when the job ran without a user namespace.\n"
 	    "\n"
 	    "   Exit status: the job's, 128+N when it was killed by signal N, 124 at\n"
-	    "   the timeout, 125 when brig could not run it (one line on stderr).\n"
+	    "   the timeout, 125 when brig could not run it or its --export failed\n"
+	    "   (one line on stderr).\n"
 	    "\n"
 	    "   On a host without user namespaces (or with --no-userns) the job runs\n"
 	    "   as the host's root, still without capabilities, and the result says so\n"

@@ -81,12 +81,38 @@ int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const c
 int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t writable,
                         struct brig_error *err);
 /* Copy @host (a file or a directory tree) to @path in the job's root, owned
- * by the job's @uid/@gid. */
+ * by the job's @uid/@gid; a destination that is not a regular file or a
+ * directory is refused.  Stops on brig's signals (brig_job_signalled). */
 int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char *path,
                      uint32_t uid, uint32_t gid, struct brig_error *err);
+
+/* job/export.c: the copier of --export and --copy-in, and its bounds. */
+#define BRIG_JOB_COPY_DEPTH 128        /* directories nested at most */
+#define BRIG_JOB_ENTRY_COST 256u       /* bytes each entry counts besides its data */
+#define BRIG_JOB_EXPORT_GRACE_MS 5000u /* the export's time after the job's deadline */
+struct brig_job_copy_bounds {
+	uint64_t limit;       /* bytes written at most (0: none) */
+	uint64_t deadline_ms; /* CLOCK_MONOTONIC, ms (0: none) */
+	uid_t uid;            /* each entry's owner; (uid_t)-1: brig's, as made */
+	gid_t gid;
+};
+/* The directories, regular files and symlinks under @src into @dst (brig
+ * makes every entry, never with setuid/setgid bits; holes and hard links
+ * kept); @flag names the copy in errors. */
+int brig_job_copy_tree(int src, int dst, const struct brig_job_copy_bounds *b, const char *flag,
+                       struct brig_error *err);
+struct stat;
+/* The data of regular file @in (@st) to @out, holes kept, stopping on
+ * brig's signals. */
+int brig_job_copy_data(int in, int out, const struct stat *st, const char *flag, const char *path,
+                       struct brig_error *err);
 /* Copy what the job wrote (the upper layer) into @dir, owned by brig's
- * caller. */
-int brig_job_export(const struct brig_job_root *r, const char *dir, struct brig_error *err);
+ * caller, all at once: staged in @dir (0700), moved in once complete,
+ * removed on any failure. */
+int brig_job_export(const struct brig_job_root *r, const char *dir,
+                    const struct brig_job_copy_bounds *b, struct brig_error *err);
+/* job.c: the signal (SIGINT, SIGTERM, SIGHUP) brig got, or 0. */
+int brig_job_signalled(void);
 /* The bytes the writable layer holds. */
 uint64_t brig_job_writable_used(const struct brig_job_root *r);
 /* Unmount, remove the directory, unlock. */

@@ -89,6 +89,7 @@ struct job {
 	int mntns;                    /* its mount namespace, for the follower */
 	int refill;                   /* the follower waits for it to close (job/pool.c) */
 	int keeper;                   /* a restored job's keeper (keep_restored) */
+	uint64_t t0;                  /* when brig began the job: its deadline's start */
 };
 
 static uint64_t now_ms(void)
@@ -132,6 +133,20 @@ static void on_signal(int sig)
 	got_signal = sig;
 	(void)!write(signal_pipe[1], &c, 1);
 	errno = e;
+}
+
+int brig_job_signalled(void)
+{
+	return got_signal;
+}
+
+/* Before the job runs: a signal ends brig, with what was made removed. */
+static int stopped(struct brig_error *err)
+{
+	if (!got_signal)
+		return 0;
+	return brig_error_set(err, "brig got SIG%s: the job was not started",
+	                      sigabbrev_np(got_signal));
 }
 
 /* SIGINT, SIGTERM, SIGHUP end the job as a timeout does; handled, not
@@ -398,21 +413,24 @@ static int start(struct job *j, struct brig_error *err)
 		 * it waits under it; another is loaded last, as a cold job's */
 		co.handoff_filtered = !o->seccomp || !strcmp(o->seccomp, "default");
 	}
-	if (brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0)
+	if (stopped(err) < 0 || brig_job_root_claim(&j->root, j->ctx->root, j->id, err) < 0)
 		return -1;
 	if (brig_job_root_mount(&j->root, j->rootfs, o->writable, err) < 0)
 		return -1;
 	if (write_config(j, err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->n_copy_in; i++)
-		if (brig_job_copy_in(&j->root, o->copy_in[i].host, o->copy_in[i].path, uid, gid,
-		                     err) < 0)
+		if (stopped(err) < 0 || brig_job_copy_in(&j->root, o->copy_in[i].host,
+		                                         o->copy_in[i].path, uid, gid, err) < 0)
 			return brig_error_wrap(err, "--copy-in");
+	if (stopped(err) < 0)
+		return -1;
 	co.bundle = j->root.dir;
 	if (brig_container_create(j->ctx, &co, NULL, err) < 0)
 		return -1;
 	j->created = true;
 	close_init_stdio(j);
+	/* a signal during the create: the watch ends the job at once */
 	return 0;
 }
 
@@ -768,8 +786,21 @@ static int finish(struct job *j, struct brig_error *err)
 	j->res.oom_killed = j->res.usage.oom_kills > 0;
 	j->res.writable_used = brig_job_writable_used(&j->root);
 	brig_phase("figures");
-	if (j->o->export_dir && brig_job_export(&j->root, j->o->export_dir, err) < 0)
-		r = -1;
+	/* bounded by --export-limit, the job's deadline and a grace, brig's
+	 * signals (brig-job(8)) */
+	if (j->o->export_dir) {
+		const struct brig_job_copy_bounds b = {
+			.limit = j->o->export_limit,
+			.deadline_ms = j->o->timeout_ms
+			                   ? j->t0 + j->o->timeout_ms + BRIG_JOB_EXPORT_GRACE_MS
+			                   : 0,
+			.uid = (uid_t)-1,
+			.gid = (gid_t)-1,
+		};
+
+		if (brig_job_export(&j->root, j->o->export_dir, &b, err) < 0)
+			r = -1;
+	}
 	/* a claimed member's container is its follower's to remove (job/pool.c),
 	 * once brig has gone */
 	if (j->claimed)
@@ -996,6 +1027,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (!j.claimed && brig_job_gc(ctx, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
 	t0 = now_ms();
+	j.t0 = t0;
 	if ((j.claimed            ? start_claimed(&j, err)
 	     : o->from_checkpoint ? start_restored(&j, err)
 	                          : start(&j, err)) < 0) {

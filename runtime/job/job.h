@@ -55,6 +55,7 @@ struct brig_job_opts {
 	const struct brig_job_copy *copy_in;
 	size_t n_copy_in;
 	const char *export_dir;
+	uint64_t export_limit;  /* bytes --export writes at most (0: none) */
 	const char *const *env; /* "K=V" */
 	size_t n_env;
 	const char *cwd;

@@ -22,7 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "linux/copyup.h"
 #include "linux/idmap.h"
 #include "linux/resolve.h"
 #include "linux/selfexe.h"
@@ -264,54 +263,6 @@ int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t wr
 	return 0;
 }
 
-/* Every entry under @dirfd, and @dirfd itself, owned by @uid/@gid. */
-static int chown_tree(int dirfd, uid_t uid, gid_t gid, unsigned int depth)
-{
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *e;
-	int fd;
-
-	if (depth > 128 || fchown(dirfd, uid, gid) < 0)
-		return -1;
-	fd = dup(dirfd);
-	if (fd < 0 || !(d = fdopendir(fd))) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	while ((e = readdir(d))) {
-		_cleanup_close_ int sub = -1;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (fchownat(dirfd, e->d_name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
-			return -1;
-		if (e->d_type != DT_DIR)
-			continue;
-		sub = openat(dirfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0 || chown_tree(sub, uid, gid, depth + 1) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int copy_file(int in, int dirfd, const char *name, mode_t mode, struct brig_error *err)
-{
-	_cleanup_close_ int out =
-	    openat(dirfd, name, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode & 0777);
-	char buf[65536];
-	ssize_t n;
-
-	if (out < 0)
-		return brig_error_setp(err, errno, "create \"%s\"", name);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (brig_write_all(out, buf, (size_t)n) < 0)
-			return brig_error_setp(err, errno, "write \"%s\"", name);
-	if (n < 0)
-		return brig_error_setp(err, errno, "read");
-	return TAKE_FD(out);
-}
-
 /* The directories of @dir (inside @root) that brig made (owned by the
  * host's root, where the rootfs's own are idmapped) go to the job's user. */
 static void own_made_dirs(int root, const char *dir, uid_t uid, gid_t gid)
@@ -333,19 +284,55 @@ static void own_made_dirs(int root, const char *dir, uid_t uid, gid_t gid)
 	}
 }
 
+/* @base in @dst (the job's root, whose files may be hostile: the rootfs's
+ * own): a regular file made or truncated, the contents of @src, the job's
+ * owner; anything else there is refused, and nothing is opened that could
+ * block (a FIFO) or follow a link. */
+static int copy_in_file(int src, const struct stat *st, const char *host, int dst, const char *base,
+                        const char *path, uid_t uid, gid_t gid, struct brig_error *err)
+{
+	_cleanup_close_ int out = -1;
+	struct stat ost;
+
+	if (fstatat(dst, base, &ost, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(ost.st_mode))
+		return brig_error_set(err, "\"%s\": not a regular file in the job's root", path);
+	/* O_TRUNC: overlayfs copies up a lower file without its data */
+	out = openat(dst, base,
+	             O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC,
+	             0600);
+	if (out < 0)
+		return brig_error_setp(err, errno, "create \"%s\"", path);
+	if (fstat(out, &ost) < 0)
+		return brig_error_setp(err, errno, "stat \"%s\"", path);
+	if (!S_ISREG(ost.st_mode))
+		return brig_error_set(err, "\"%s\": not a regular file in the job's root", path);
+	{
+		_cleanup_free_ char *what = brig_xasprintf("\"%s\"", path);
+
+		if (brig_job_copy_data(src, out, st, what, host, err) < 0)
+			return -1;
+	}
+	if (fchown(out, uid, gid) < 0 || fchmod(out, st->st_mode & 0777) < 0)
+		return brig_error_setp(err, errno, "chown \"%s\"", path);
+	return 0;
+}
+
 int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char *path,
                      uint32_t uid, uint32_t gid, struct brig_error *err)
 {
 	_cleanup_free_ char *clean = brig_path_clean(path), *base = NULL;
-	_cleanup_close_ int src = -1, root = -1, parent = -1, dst = -1;
+	_cleanup_close_ int src = -1, root = -1, parent = -1, dst = -1, sub = -1;
 	char *slash;
 	struct stat st;
-	uid_t hu = r->host_id + uid;
-	gid_t hg = r->host_id + gid;
+	const struct brig_job_copy_bounds owner = { .uid = r->host_id + uid,
+		                                    .gid = r->host_id + gid };
 
-	src = open(host, O_RDONLY | O_CLOEXEC);
+	/* the caller's, but no FIFO of theirs blocks brig either */
+	src = open(host, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (src < 0 || fstat(src, &st) < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", host);
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode))
+		return brig_error_set(err, "\"%s\" is not a regular file or a directory", host);
 	if (!strcmp(clean, "/"))
 		return brig_error_set(err, "\"%s\" is the root", path);
 	slash = strrchr(clean, '/');
@@ -358,56 +345,24 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 	parent = brig_mkpath_in_root(root, clean, BRIG_MKPATH_DIR, err);
 	if (parent < 0)
 		return -1;
-	own_made_dirs(root, clean, hu, hg);
+	own_made_dirs(root, clean, owner.uid, owner.gid);
 	dst = brig_open_in_root(parent, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (dst < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", clean);
-	if (S_ISDIR(st.st_mode)) {
-		_cleanup_close_ int sub = -1;
-
-		if (mkdirat(dst, base, st.st_mode & 0777) < 0 && errno != EEXIST)
-			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
-		sub = openat(dst, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (sub < 0)
-			return brig_error_setp(err, errno, "open \"%s\"", path);
-		if (brig_copy_tree(src, sub, err) < 0)
-			return -1;
-		if (chown_tree(sub, hu, hg, 0) < 0)
-			return brig_error_setp(err, errno, "chown \"%s\"", path);
-		return 0;
-	}
-	if (!S_ISREG(st.st_mode))
-		return brig_error_set(err, "\"%s\" is not a regular file or a directory", host);
+	if (S_ISREG(st.st_mode))
+		return copy_in_file(src, &st, host, dst, base, path, owner.uid, owner.gid, err);
+	if (mkdirat(dst, base, st.st_mode & 0777) < 0 && errno != EEXIST)
+		return brig_error_setp(err, errno, "mkdir \"%s\"", path);
+	sub = openat(dst, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sub < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", path);
+	if (fchown(sub, owner.uid, owner.gid) < 0)
+		return brig_error_setp(err, errno, "chown \"%s\"", path);
 	{
-		_cleanup_close_ int out = copy_file(src, dst, base, st.st_mode, err);
+		_cleanup_free_ char *what = brig_xasprintf("\"%s\"", path);
 
-		if (out < 0)
-			return -1;
-		if (fchown(out, hu, hg) < 0 || fchmod(out, st.st_mode & 0777) < 0)
-			return brig_error_setp(err, errno, "chown \"%s\"", path);
+		return brig_job_copy_tree(src, sub, &owner, what, err);
 	}
-	return 0;
-}
-
-int brig_job_export(const struct brig_job_root *r, const char *dir, struct brig_error *err)
-{
-	_cleanup_close_ int src = -1, dst = -1;
-
-	if (brig_mkdir_p(dir, 0755, err) < 0)
-		return brig_error_wrap(err, "--export");
-	src = r->upperfd >= 0 ? openat(r->upperfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
-	if (src < 0)
-		return brig_error_setp(err, errno, "open the writable layer");
-	dst = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dst < 0)
-		return brig_error_setp(err, errno, "--export: open \"%s\"", dir);
-	/* overlayfs's whiteouts (character devices) are not copied: what the
-	 * job deleted is simply absent */
-	if (brig_copy_tree(src, dst, err) < 0)
-		return brig_error_wrap(err, "--export");
-	if (chown_tree(dst, geteuid(), getegid(), 0) < 0)
-		return brig_error_setp(err, errno, "--export: chown \"%s\"", dir);
-	return 0;
 }
 
 uint64_t brig_job_writable_used(const struct brig_job_root *r)
