@@ -318,6 +318,7 @@ static int write_config(struct job *j, struct brig_error *err)
 		.base = j->o->bundle ? j->base.config : NULL,
 		.rootfs = j->root.merged,
 		.host_id = j->root.host_id,
+		.bind_id = j->root.bind_id,
 	};
 	_cleanup_free_ char *text = brig_job_config(&plan, err);
 
@@ -381,6 +382,8 @@ static int start(struct job *j, struct brig_error *err)
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
 	j->root.userns = !o->no_userns && userns_available();
+	/* its binds get an id range of their own all the same (config.c) */
+	j->root.bind_ids = !j->root.userns;
 	if (!j->root.userns)
 		j->res.warning = o->no_userns ? "no user namespace (--no-userns): the job's root "
 		                                "is the host's root, without capabilities"
