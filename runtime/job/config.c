@@ -54,6 +54,11 @@ static const char *const job_denied[] = {
 	"fsconfig",
 	"fsmount",
 	"fspick",
+	/* io_uring's operations are not system calls: seccomp never sees
+	 * them (moby#46762, containerd#9320) */
+	"io_uring_enter",
+	"io_uring_register",
+	"io_uring_setup",
 };
 
 /* Beyond runc's: what tells a job about the host's hardware and power. */
