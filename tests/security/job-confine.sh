@@ -149,4 +149,5 @@ t_cpus_bad() {
 
 tap_test "io_uring_setup is refused to a job" t_io_uring ""
 tap_test "io_uring_setup is refused to a job (--no-userns)" t_io_uring --no-userns
+tap_test "the warning without a user namespace names the capabilities kept" t_warning
 tap_done
