@@ -237,9 +237,11 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	    size(V("writable"), "writable", 64u << 20, &o->writable, err) < 0 ||
 	    size(V("output-limit"), "output-limit", 1u << 20, &o->output_limit, err) < 0)
 		return -1;
-	if (V("cpus")->set && (brig_parse_decimal(V("cpus")->str, &o->cpus) < 0 || o->cpus <= 0))
-		return brig_error_usage(err, "--cpus \"%s\": expected a positive number",
-		                        V("cpus")->str);
+	/* a node running untrusted jobs is not starved by default: one CPU */
+	o->cpus = 1;
+	if (V("cpus")->set && (brig_parse_decimal(V("cpus")->str, &o->cpus) < 0 || o->cpus < 0))
+		return brig_error_usage(
+		    err, "--cpus \"%s\": expected a number of CPUs (0: no bound)", V("cpus")->str);
 	if (o->writable < 4096)
 		return brig_error_usage(err, "--writable: at least 4K");
 	if (V("user")->set && parse_user(V("user")->str, o, err) < 0)
@@ -363,6 +365,9 @@ const struct brig_command brig_cmd_job = {
 	    "   afterwards (--export copies it out). stdout and stderr stream through\n"
 	    "   brig, capped at --output-limit each: past it brig keeps the first and\n"
 	    "   the last half and writes \"[brig: N bytes dropped]\" where it cut.\n"
+	    "\n"
+	    "   The limits by default: 256 pids, 512M of memory without swap, one CPU\n"
+	    "   (--cpus 0: no CPU bound), a pool's members as a cold job.\n"
 	    "\n"
 	    "   At --timeout, or when brig gets SIGINT, SIGTERM or SIGHUP, every process\n"
 	    "   of the job dies at once; if brig itself is killed, so is the job, and\n"

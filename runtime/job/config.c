@@ -412,6 +412,7 @@ static void write_resources(struct brig_jsonw *w, const struct brig_job_opts *o)
 		brig_jsonw_kv_uint(w, "limit", o->pids);
 		brig_jsonw_object_end(w);
 	}
+	/* --cpus 0: no bound (the parser keeps a default of 1) */
 	if (o->cpus > 0) {
 		brig_jsonw_key(w, "cpu");
 		brig_jsonw_object_begin(w);

@@ -150,4 +150,8 @@ t_cpus_bad() {
 tap_test "io_uring_setup is refused to a job" t_io_uring ""
 tap_test "io_uring_setup is refused to a job (--no-userns)" t_io_uring --no-userns
 tap_test "the warning without a user namespace names the capabilities kept" t_warning
+tap_test "a job's cgroup has a quota of one CPU by default, none with --cpus 0" t_cpu_default
+tap_test "a job of two busy processes gets about one CPU" t_cpu_held
+tap_test "a pool's member has a quota of one CPU by default" t_cpu_pool
+tap_test "a bad --cpus is one line and 125" t_cpus_bad
 tap_done
