@@ -29,7 +29,7 @@ struct brig_error;
 	{ "network", 0, BRIG_OPT_STRING, "MODE", "none, loopback (a network namespace with lo up) or host", "loopback" }, \
 	{ "user", 'u', BRIG_OPT_STRING, "UID[:GID]", "the job's user in its namespace", "0:0" }, \
 	{ "seccomp", 0, BRIG_OPT_STRING, "FILE|default|unconfined", "the seccomp profile", "default" }, \
-	{ "no-userns", 0, BRIG_OPT_BOOL, NULL, "no user namespace: the job's root is the host's root (without capabilities); the result says so", NULL }, \
+	{ "no-userns", 0, BRIG_OPT_BOOL, NULL, "no user namespace: the job's root is the host's root (with no capabilities but --keep-caps's); the result says so", NULL }, \
 	{ "keep-caps", 0, BRIG_OPT_LIST, "CAP,...", "capabilities the job keeps (none by default)", NULL }
 
 #define BRIG_JOB_RUN_OPTIONS \

@@ -191,6 +191,24 @@ t_no_rw_bind() {
 	assert_clean
 }
 
+# A --seccomp file whose rule for one of the mode calls has conditions
+# cannot be combined with the mode rules: one line naming the flag, 125,
+# nothing left.  Without a rw bind the same file is taken.
+t_conditional_profile() {
+	host_dir
+	jq '.syscalls += [{"names": ["fchmodat"], "action": "SCMP_ACT_ALLOW",
+		"args": [{"index": 2, "value": 0, "op": "SCMP_CMP_NE"}]}]' \
+		"$BRIG_SRCDIR/contrib/seccomp/default.json" >"$T/p.json"
+	job --seccomp "$T/p.json" --mount "$T/d:/w:rw" -- true
+	assert_rc 125
+	assert_lines 1 "$err" "stderr"
+	assert_contains "$err" "--seccomp" "stderr"
+	assert_contains "$err" '"fchmodat" has a conditional rule' "stderr"
+	job --seccomp "$T/p.json" --mount "$T/d:/w" -- true
+	assert_rc 0
+	assert_clean
+}
+
 for way in "${WAYS[@]}"; do
 	tap_test "a rw bind: the audit's cp and chmod 6755 leave no setuid file (${way:-userns})" t_audit "$way"
 	tap_test "a rw bind: root's files stay root's (${way:-userns})" t_root_files "$way"
@@ -202,4 +220,5 @@ tap_test "a rw bind, --seccomp unconfined: the mode rules all the same (userns)"
 tap_test "a rw bind, --seccomp unconfined: the mode rules all the same (--no-userns --keep-caps)" \
 	t_raw_calls "${WAYS[2]}" unconfined
 tap_test "without a rw bind the job's own layer is as it was" t_no_rw_bind
+tap_test "a rw bind and a --seccomp file with a conditional chmod rule: refused, 125" t_conditional_profile
 tap_done
