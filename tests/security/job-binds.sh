@@ -172,7 +172,7 @@ t_output() {
 	job $way --mount "$T/out:/out:rw" -- sh -c \
 		'echo 42 >/out/answer && mkdir /out/sub && echo x >/out/sub/f && chmod 755 /out/sub/f && echo done'
 	assert_rc 0
-	assert_eq "$out" done "the job's output"
+	assert_eq "$out" "done" "the job's output"
 	assert_eq "$(cat "$T/out/answer" 2>&1)" 42 "the job's file, read by the caller"
 	assert_eq "$(stat -c %a "$T/out/sub/f" 2>&1)" 755 "its executable file's mode"
 	owner=$(stat -c %u "$T/out/answer")
