@@ -25,12 +25,15 @@
 # without one needs CAP_SETFCAP, whose xattr the idmapped mount writes
 # with the job's range as rootid, ignored by the host alike.
 #
-# runc 1.1.5 side by side (a bundle with a user namespace mapping 0 to
-# 1073741824, and a rw bind of a root-owned 0755 directory): runc has no
-# idmapped binds, its root is an unprivileged host id there, and `touch`
-# in the bind fails with "Permission denied", as brig's job does now; in
-# a 1777 directory its files are owned by 1073741824, as brig's job's are
-# by its range.
+# runc 1.1.5 side by side (run by hand: a bundle with a user namespace
+# mapping 0 to 1073741824, a rw rbind of a root-owned 0755 directory and
+# one of a 1777 directory): runc has no idmapped binds, its root is an
+# unprivileged host id there; `touch` in the 0755 bind and a write to its
+# root-owned file fail with "Permission denied", as brig's job's do now.
+# In the 1777 bind its files are owned by 1073741824, as brig's job's are
+# by its range, but runc lets `chmod 6755` through: its copy is left
+# setuid and setgid to 1073741824 (not root), where brig's filter refuses
+# the mode (EPERM).
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=../lib/rootfs.sh
