@@ -238,9 +238,11 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	    size(V("output-limit"), "output-limit", 1u << 20, &o->output_limit, err) < 0 ||
 	    size(V("export-limit"), "export-limit", o->writable, &o->export_limit, err) < 0)
 		return -1;
-	if (V("cpus")->set && (brig_parse_decimal(V("cpus")->str, &o->cpus) < 0 || o->cpus <= 0))
-		return brig_error_usage(err, "--cpus \"%s\": expected a positive number",
-		                        V("cpus")->str);
+	/* a node running untrusted jobs is not starved by default: one CPU */
+	o->cpus = 1;
+	if (V("cpus")->set && (brig_parse_decimal(V("cpus")->str, &o->cpus) < 0 || o->cpus < 0))
+		return brig_error_usage(
+		    err, "--cpus \"%s\": expected a number of CPUs (0: no bound)", V("cpus")->str);
 	if (o->writable < 4096)
 		return brig_error_usage(err, "--writable: at least 4K");
 	if (V("user")->set && parse_user(V("user")->str, o, err) < 0)
@@ -369,6 +371,27 @@ const struct brig_command brig_cmd_job = {
 	    "   brig, capped at --output-limit each: past it brig keeps the first and\n"
 	    "   the last half and writes \"[brig: N bytes dropped]\" where it cut.\n"
 	    "\n"
+	    "   The limits by default: 256 pids, 512M of memory without swap, one CPU\n"
+	    "   (--cpus 0: no CPU bound), a pool's members as a cold job.\n"
+	    "\n"
+	    "   Binds (--mount, and a --bundle's bind mounts) give the job no more than\n"
+	    "   an unprivileged host identity of its own. With a user namespace a bind is not "
+	    "idmapped:\n"
+	    "   the job's ids are its host range there, the host's files (root's first)\n"
+	    "   are nobody's to it, and what it writes is owned by its range. Without\n"
+	    "   one (--no-userns) the job's uid k is host id H+k of a range of its own\n"
+	    "   in its binds, and every other host id but nobody's (65534) is unmapped\n"
+	    "   there, beyond any capability it keeps: it can neither write, chmod nor\n"
+	    "   read root's files through a bind. To collect a job's files, bind a\n"
+	    "   directory of nobody's that others may write (chown 65534:65534, chmod\n"
+	    "   1777); with a user namespace one of root's with mode 1777 serves too.\n"
+	    "   While a bind is rw the job's seccomp filter, whatever --seccomp says\n"
+	    "   (unconfined: these rules alone), refuses setuid and setgid modes and\n"
+	    "   device nodes (chmod, open, creat, mkdir, mknod and their kin: EPERM),\n"
+	    "   openat2 (ENOSYS: libc falls back to openat), io_uring (EPERM) and,\n"
+	    "   without a user namespace with CAP_CHOWN kept, the chown calls (EPERM);\n"
+	    "   a --seccomp FILE with a conditional rule for one of those is refused.\n"
+	    "\n"
 	    "   At --timeout, or when brig gets SIGINT, SIGTERM or SIGHUP, every process\n"
 	    "   of the job dies at once; if brig itself is killed, so is the job, and\n"
 	    "   the next job (or --gc) removes what is left. A signal while brig makes\n"
@@ -429,8 +452,8 @@ const struct brig_command brig_cmd_job = {
 	    "   (one line on stderr).\n"
 	    "\n"
 	    "   On a host without user namespaces (or with --no-userns) the job runs\n"
-	    "   as the host's root, still without capabilities, and the result says so\n"
-	    "   in a \"warning\" field.\n"
+	    "   as the host's root, without capabilities but those of --keep-caps, and\n"
+	    "   the result says so in a \"warning\" field that names them.\n"
 	    "\n"
 	    "   Host ids: a job's ids 0-65535 are a range of the host's that no other\n"
 	    "   running job has: from the \"brig\" entries of /etc/subuid and /etc/subgid\n"

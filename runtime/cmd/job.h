@@ -22,14 +22,14 @@ struct brig_error;
 	{ "cpu-time", 0, BRIG_OPT_STRING, "DURATION", "CPU time limit of each process (RLIMIT_CPU)", "none" }, \
 	{ "memory", 0, BRIG_OPT_STRING, "SIZE", "memory limit, swap off (0: none)", "512M" }, \
 	{ "pids", 0, BRIG_OPT_STRING, "N", "limit of processes and threads (0: none)", "256" }, \
-	{ "cpus", 0, BRIG_OPT_STRING, "FLOAT", "CPU bandwidth in CPUs", "unlimited" }, \
+	{ "cpus", 0, BRIG_OPT_STRING, "FLOAT", "CPU bandwidth in CPUs (0: no bound)", "1" }, \
 	{ "writable", 0, BRIG_OPT_STRING, "SIZE", "size of the tmpfs that takes every write to the rootfs", "64M" }, \
 	{ "tmpfs", 0, BRIG_OPT_LIST, "PATH[:SIZE]", "mount a tmpfs (size: 64M)", NULL }, \
 	{ "mount", 0, BRIG_OPT_LIST, "SRC:DST[:ro|rw]", "bind a host path into the job (ro unless :rw)", NULL }, \
 	{ "network", 0, BRIG_OPT_STRING, "MODE", "none, loopback (a network namespace with lo up) or host", "loopback" }, \
 	{ "user", 'u', BRIG_OPT_STRING, "UID[:GID]", "the job's user in its namespace", "0:0" }, \
 	{ "seccomp", 0, BRIG_OPT_STRING, "FILE|default|unconfined", "the seccomp profile", "default" }, \
-	{ "no-userns", 0, BRIG_OPT_BOOL, NULL, "no user namespace: the job's root is the host's root (without capabilities); the result says so", NULL }, \
+	{ "no-userns", 0, BRIG_OPT_BOOL, NULL, "no user namespace: the job's root is the host's root (with no capabilities but --keep-caps's); the result says so", NULL }, \
 	{ "keep-caps", 0, BRIG_OPT_LIST, "CAP,...", "capabilities the job keeps (none by default)", NULL }
 
 #define BRIG_JOB_RUN_OPTIONS \

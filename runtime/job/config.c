@@ -54,6 +54,11 @@ static const char *const job_denied[] = {
 	"fsconfig",
 	"fsmount",
 	"fspick",
+	/* io_uring's operations are not system calls: seccomp never sees
+	 * them (moby#46762, containerd#9320) */
+	"io_uring_enter",
+	"io_uring_register",
+	"io_uring_setup",
 };
 
 /* Beyond runc's: what tells a job about the host's hardware and power. */
@@ -120,9 +125,62 @@ static bool job_destination(const char *dest)
 	return false;
 }
 
+static bool has_option(const struct brig_mount *m, const char *opt)
+{
+	for (size_t i = 0; i < m->n_options; i++)
+		if (!strcmp(m->options[i], opt))
+			return true;
+	return false;
+}
+
+static bool is_bind(const struct brig_mount *m)
+{
+	return (m->type && !strcmp(m->type, "bind")) || has_option(m, "bind") ||
+	       has_option(m, "rbind");
+}
+
+/* The host's nobody and nogroup */
+#define NOBODY 65534u
+
+/*
+ * How a bind's files are owned in the job.  With a user namespace, as on
+ * the host: not idmapped, the job's ids are its own unprivileged range,
+ * host-root's files are nobody's to it.  Without one the job's uid 0 is
+ * the host's (owner of root's files, and with --keep-caps maybe
+ * privileged over them): the bind is idmapped so that the job's uid k is
+ * bind_id+k on the disk, and every disk id outside that range, root's
+ * first, is unmapped in it, which no capability overrides
+ * (privileged_wrt_inode_uidgid) and which the kernel lets nobody write
+ * (HAS_UNMAPPED_ID).  But for the host's nobody (65534), which stays
+ * itself: a directory of nobody's that others may write is where a
+ * caller collects a job's files, with a user namespace or without.
+ */
+static void write_bind_ids(struct brig_jsonw *w, const struct brig_job_plan *p)
+{
+	if (p->userns)
+		return;
+	for (size_t i = 0; i < 2; i++) {
+		brig_jsonw_key(w, i ? "gidMappings" : "uidMappings");
+		brig_jsonw_array_begin(w);
+		brig_jsonw_object_begin(w);
+		brig_jsonw_kv_uint(w, "containerID", p->bind_id);
+		brig_jsonw_kv_uint(w, "hostID", 0);
+		brig_jsonw_kv_uint(w, "size", NOBODY);
+		brig_jsonw_object_end(w);
+		brig_jsonw_object_begin(w);
+		brig_jsonw_kv_uint(w, "containerID", NOBODY);
+		brig_jsonw_kv_uint(w, "hostID", NOBODY);
+		brig_jsonw_kv_uint(w, "size", 1);
+		brig_jsonw_object_end(w);
+		brig_jsonw_array_end(w);
+	}
+}
+
 /* A bundle's own mount (not on one of the job's): as written, plus nosuid
- * and nodev. */
-static void write_base_mount(struct brig_jsonw *w, const struct brig_mount *m)
+ * and nodev; without a user namespace, a bind with no idmapping of its own
+ * gets the binds' (write_bind_ids). */
+static void write_base_mount(struct brig_jsonw *w, const struct brig_job_plan *p,
+                             const struct brig_mount *m)
 {
 	brig_jsonw_object_begin(w);
 	brig_jsonw_kv_string(w, "destination", m->destination);
@@ -137,6 +195,40 @@ static void write_base_mount(struct brig_jsonw *w, const struct brig_mount *m)
 	brig_jsonw_string(w, "nosuid");
 	brig_jsonw_string(w, "nodev");
 	brig_jsonw_array_end(w);
+	if (is_bind(m) && !m->n_uid_mappings && !m->n_gid_mappings && !has_option(m, "idmap") &&
+	    !has_option(m, "ridmap"))
+		write_bind_ids(w, p);
+	for (size_t i = 0; i < 2; i++) {
+		const struct brig_id_mapping *map = i ? m->gid_mappings : m->uid_mappings;
+		size_t n = i ? m->n_gid_mappings : m->n_uid_mappings;
+
+		if (!n)
+			continue;
+		brig_jsonw_key(w, i ? "gidMappings" : "uidMappings");
+		brig_jsonw_array_begin(w);
+		for (size_t k = 0; k < n; k++) {
+			brig_jsonw_object_begin(w);
+			brig_jsonw_kv_uint(w, "containerID", map[k].container_id);
+			brig_jsonw_kv_uint(w, "hostID", map[k].host_id);
+			brig_jsonw_kv_uint(w, "size", map[k].size);
+			brig_jsonw_object_end(w);
+		}
+		brig_jsonw_array_end(w);
+	}
+	brig_jsonw_object_end(w);
+}
+
+static void write_bind(struct brig_jsonw *w, const struct brig_job_plan *p,
+                       const struct brig_job_bind *b)
+{
+	const char *const *opts = OPTS("bind", b->rw ? "rw" : "ro", "nosuid", "nodev");
+
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_string(w, "destination", b->destination);
+	brig_jsonw_kv_string(w, "type", "bind");
+	brig_jsonw_kv_string(w, "source", b->source);
+	brig_jsonw_kv_strings(w, "options", opts, count(opts));
+	write_bind_ids(w, p);
 	brig_jsonw_object_end(w);
 }
 
@@ -153,7 +245,7 @@ static void write_mounts(struct brig_jsonw *w, const struct brig_job_plan *p)
 		                   : &job_mounts[i]);
 	for (size_t i = 0; p->base && i < p->base->n_mounts; i++)
 		if (!job_destination(p->base->mounts[i].destination))
-			write_base_mount(w, &p->base->mounts[i]);
+			write_base_mount(w, p, &p->base->mounts[i]);
 	for (size_t i = 0; i < o->n_tmpfs; i++) {
 		_cleanup_free_ char *size =
 		    brig_xasprintf("size=%llu", (unsigned long long)o->tmpfs[i].size);
@@ -161,15 +253,23 @@ static void write_mounts(struct brig_jsonw *w, const struct brig_job_plan *p)
 		write_mount(w, &(struct job_mount){ o->tmpfs[i].path, "tmpfs", "tmpfs",
 		                                    OPTS("nosuid", "nodev", "mode=1777", size) });
 	}
-	/* idmapped with the job's own mappings: the host's root is the job's */
 	for (size_t i = 0; i < o->n_binds; i++)
-		write_mount(
-		    w, &(struct job_mount){ o->binds[i].destination, "bind", o->binds[i].source,
-		                            p->userns ? OPTS("bind", o->binds[i].rw ? "rw" : "ro",
-		                                             "nosuid", "nodev", "idmap")
-		                                      : OPTS("bind", o->binds[i].rw ? "rw" : "ro",
-		                                             "nosuid", "nodev") });
+		write_bind(w, p, &o->binds[i]);
 	brig_jsonw_array_end(w);
+}
+
+/* Whether the job can write to a host directory: a rw --mount, or a bind
+ * of --bundle's that is not read-only. */
+static bool has_rw_bind(const struct brig_job_plan *p)
+{
+	for (size_t i = 0; i < p->o->n_binds; i++)
+		if (p->o->binds[i].rw)
+			return true;
+	for (size_t i = 0; p->base && i < p->base->n_mounts; i++)
+		if (!job_destination(p->base->mounts[i].destination) &&
+		    is_bind(&p->base->mounts[i]) && !has_option(&p->base->mounts[i], "ro"))
+			return true;
+	return false;
 }
 
 /* "NET_RAW" and "CAP_NET_RAW" alike */
@@ -182,6 +282,17 @@ static char *cap_name(const char *name)
 		if (*c >= 'a' && *c <= 'z')
 			*c = (char)(*c - 'a' + 'A');
 	return s;
+}
+
+static bool keeps_cap(const struct brig_job_opts *o, const char *cap)
+{
+	for (size_t i = 0; i < o->n_keep_caps; i++) {
+		_cleanup_free_ char *c = cap_name(o->keep_caps[i]);
+
+		if (!strcmp(c, cap))
+			return true;
+	}
+	return false;
 }
 
 static void write_caps(struct brig_jsonw *w, const struct brig_job_opts *o)
@@ -301,6 +412,7 @@ static void write_resources(struct brig_jsonw *w, const struct brig_job_opts *o)
 		brig_jsonw_kv_uint(w, "limit", o->pids);
 		brig_jsonw_object_end(w);
 	}
+	/* --cpus 0: no bound (the parser keeps a default of 1) */
 	if (o->cpus > 0) {
 		brig_jsonw_key(w, "cpu");
 		brig_jsonw_object_begin(w);
@@ -311,22 +423,36 @@ static void write_resources(struct brig_jsonw *w, const struct brig_job_opts *o)
 	brig_jsonw_object_end(w);
 }
 
-static int write_seccomp(struct brig_jsonw *w, const struct brig_job_opts *o,
+/* The job's profile: --seccomp's, with the job's denials for brig's own;
+ * with a rw bind, whatever --seccomp says, no setuid, setgid or device
+ * file (spec/profile.h), alone when it says unconfined. */
+static int write_seccomp(struct brig_jsonw *w, const struct brig_job_plan *p,
                          struct brig_error *err)
 {
+	const struct brig_job_opts *o = p->o;
+	unsigned int flags = has_rw_bind(p) ? BRIG_PROFILE_NO_SETID : 0;
 	_cleanup_free_ char *text = NULL;
 	size_t len;
 
-	if (o->seccomp && !strcmp(o->seccomp, "unconfined"))
-		return 0;
+	if (flags && !p->userns && keeps_cap(o, "CAP_CHOWN"))
+		flags |= BRIG_PROFILE_NO_CHOWN;
+
+	if (o->seccomp && !strcmp(o->seccomp, "unconfined")) {
+		if (!flags)
+			return 0;
+		brig_jsonw_key(w, "seccomp");
+		return brig_seccomp_profile_write(
+		    w, "the default seccomp profile", brig_job_default_profile,
+		    brig_job_default_profile_len, NULL, 0, flags | BRIG_PROFILE_RULES_ONLY, err);
+	}
 	brig_jsonw_key(w, "seccomp");
 	if (!o->seccomp || !strcmp(o->seccomp, "default"))
 		return brig_seccomp_profile_write(
 		    w, "the default seccomp profile", brig_job_default_profile,
-		    brig_job_default_profile_len, job_denied, ARRAY_SIZE(job_denied), err);
+		    brig_job_default_profile_len, job_denied, ARRAY_SIZE(job_denied), flags, err);
 	if (brig_read_file(AT_FDCWD, o->seccomp, BRIG_CONFIG_MAX_BYTES, &text, &len, err) < 0)
 		return brig_error_wrap(err, "--seccomp");
-	if (brig_seccomp_profile_write(w, o->seccomp, text, len, NULL, 0, err) < 0)
+	if (brig_seccomp_profile_write(w, o->seccomp, text, len, NULL, 0, flags, err) < 0)
 		return brig_error_wrap(err, "--seccomp");
 	return 0;
 }
@@ -372,7 +498,7 @@ static int write_linux(struct brig_jsonw *w, const struct brig_job_plan *p, stru
 	}
 	brig_jsonw_array_end(w);
 	write_resources(w, p->o);
-	if (write_seccomp(w, p->o, err) < 0)
+	if (write_seccomp(w, p, err) < 0)
 		return -1;
 	write_paths(w);
 	brig_jsonw_object_end(w);

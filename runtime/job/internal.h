@@ -26,6 +26,7 @@ struct brig_job_plan {
 	const struct brig_config *base; /* --bundle's config.json, or NULL */
 	const char *rootfs;             /* root.path: the overlay */
 	uint32_t host_id;
+	uint32_t bind_id; /* without a user namespace: the binds' id range */
 };
 
 /* The job's config.json: hardened (job.h, brig-job(8)), heap text. */
@@ -50,6 +51,10 @@ struct brig_job_root {
 	bool mounted; /* the job's mounts exist (rootfs.c's JOB_MNT) */
 	int upperfd;  /* the writable layer's upper directory, or -1 */
 	bool userns;  /* the job has a user namespace: ids and an idmapped lower */
+	/* without a user namespace: an id range all the same, in bind_id
+	 * (host_id stays 0), that the binds are idmapped to (config.c) */
+	bool bind_ids;
+	uint32_t bind_id;
 };
 
 /* clang-format off */

@@ -55,6 +55,7 @@
 #include "util/jsonw.h"
 #include "util/log.h"
 #include "util/phases.h"
+#include "util/strbuf.h"
 
 /* After the init's end, how long the pipes may take to reach EOF (its
  * namespace's other processes are being killed) before brig stops
@@ -76,7 +77,8 @@ struct job {
 	int result_fd; /* --result FILE, opened before the job runs */
 	bool created;
 	struct brig_result res;
-	char *error; /* res.error's storage */
+	char *error;   /* res.error's storage */
+	char *warning; /* res.warning's */
 	/* a pool's: making a member (an init that waits for its job), or
 	 * running in a claimed one (the job handed over to its init) */
 	const char *pool;
@@ -333,6 +335,7 @@ static int write_config(struct job *j, struct brig_error *err)
 		.base = j->o->bundle ? j->base.config : NULL,
 		.rootfs = j->root.merged,
 		.host_id = j->root.host_id,
+		.bind_id = j->root.bind_id,
 	};
 	_cleanup_free_ char *text = brig_job_config(&plan, err);
 
@@ -396,11 +399,27 @@ static int start(struct job *j, struct brig_error *err)
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
 	j->root.userns = !o->no_userns && userns_available();
-	if (!j->root.userns)
-		j->res.warning = o->no_userns ? "no user namespace (--no-userns): the job's root "
-		                                "is the host's root, without capabilities"
-		                              : "the host has no user namespaces: the job's root "
-		                                "is the host's root, without capabilities";
+	/* its binds get an id range of their own all the same (config.c) */
+	j->root.bind_ids = !j->root.userns;
+	if (!j->root.userns) {
+		struct brig_strbuf caps = BRIG_STRBUF_INIT;
+
+		/* what the job really has: the capabilities it keeps */
+		for (size_t i = 0; i < o->n_keep_caps; i++) {
+			const char *c = o->keep_caps[i];
+
+			brig_strbuf_addf(&caps, "%s%s%s", i ? ", " : "",
+			                 strncasecmp(c, "CAP_", 4) ? "CAP_" : "", c);
+		}
+		for (char *p = caps.buf; p && *p; p++)
+			*p = (char)toupper((unsigned char)*p);
+		j->res.warning = j->warning = brig_xasprintf(
+		    "%s: the job's root is the host's root, %s%s",
+		    o->no_userns ? "no user namespace (--no-userns)"
+		                 : "the host has no user namespaces",
+		    caps.len ? "with " : "without capabilities", caps.len ? caps.buf : "");
+		brig_strbuf_release(&caps);
+	}
 	if (brig_job_private_mounts(err) < 0)
 		return -1;
 	if ((j->member ? null_stdio(j, err) : open_stdio(j, err)) < 0)
@@ -858,6 +877,7 @@ static void job_release(struct job *j)
 	brig_error_release(&ignored);
 	free(j->rootfs);
 	free(j->error);
+	free(j->warning);
 	free(j->id);
 }
 

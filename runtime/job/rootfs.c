@@ -168,7 +168,17 @@ int brig_job_root_claim(struct brig_job_root *r, const char *state_root, const c
 		return brig_error_setp(err, e, "rename \"%s\"", tmp);
 	}
 	r->merged = brig_xstrdup(JOB_MNT "/rootfs");
-	return r->userns ? claim_ids(r, err) : 0;
+	if (r->userns)
+		return claim_ids(r, err);
+	/* no user namespace: the range is the binds', and the job's ids
+	 * are the host's everywhere else */
+	if (!r->bind_ids)
+		return 0;
+	if (claim_ids(r, err) < 0)
+		return -1;
+	r->bind_id = r->host_id;
+	r->host_id = 0;
+	return 0;
 }
 
 static int mkdirs(int dirfd, const char *const *names, struct brig_error *err)

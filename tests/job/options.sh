@@ -491,7 +491,7 @@ t_cpu_time() {
 # ------------------------------------------------------ limits (cgroups)
 
 # The defaults in the job's own cgroup: memory 512M without swap, 256
-# pids, no CPU quota; and --memory, --pids, --cpus.
+# pids, a CPU quota of one CPU (--cpus 1); and --memory, --pids, --cpus.
 t_limits() {
 	local dir
 	bg_job -- sh -c "$READY; sleep 30"
@@ -511,9 +511,9 @@ t_limits() {
 	fi
 	assert_eq "$(cg_read "$JOB_PID" pids pids.max pids.max)" 256 "pids.max"
 	if [ "$CG" = v2 ]; then
-		assert_match "$(cg_read "$JOB_PID" cpu - cpu.max)" '^max ' "cpu.max"
+		assert_eq "$(cg_read "$JOB_PID" cpu - cpu.max)" "100000 100000" "cpu.max"
 	else
-		assert_eq "$(cg_read "$JOB_PID" cpu cpu.cfs_quota_us -)" -1 "cpu.cfs_quota_us"
+		assert_eq "$(cg_read "$JOB_PID" cpu cpu.cfs_quota_us -)" 100000 "cpu.cfs_quota_us"
 	fi
 	kill -TERM "$BG_PID"
 	wait_exit "$BG_PID" 10
@@ -889,7 +889,7 @@ t_bad_sizes() {
 
 t_bad_counts() {
 	bad_values --pids abc -1 1.5 ""
-	bad_values --cpus abc -1 1/2 ""
+	bad_values --cpus abc -1 1/2 "" -0.5
 }
 
 t_bad_paths() {
