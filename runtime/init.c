@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -481,6 +482,30 @@ static void neutral_name(const struct cmdline_area *c)
 	prctl(PR_SET_NAME, "brig:init", 0, 0, 0);
 }
 
+/*
+ * The hand-off socket the init waits on is one it makes itself, on the
+ * fd numbers its maker cloned it with: the kernel then names the init
+ * as either end's peer (SO_PEERCRED, set by socketpair to its caller),
+ * which a claimer checks before it sends a job's secrets (job/pool.c).
+ */
+static int own_handoff_socket(const int *handoff, struct brig_error *err)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return brig_error_setp(err, errno, "the hand-off socket");
+	for (int i = 0; i < 2; i++)
+		if (dup3(sv[i], handoff[i], O_CLOEXEC) < 0) {
+			brig_error_setp(err, errno, "the hand-off socket");
+			close(sv[0]);
+			close(sv[1]);
+			return -1;
+		}
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
 void brig_init_main(const struct brig_init_args *a)
 {
 	struct cmdline_area area = { 0 };
@@ -499,6 +524,8 @@ void brig_init_main(const struct brig_init_args *a)
 	if (a->handoff && cmdline_area_read(&area, &err) < 0)
 		goto fail;
 	if (setup(a, &path, &env, &err) < 0)
+		goto fail;
+	if (a->handoff && own_handoff_socket(a->handoff, &err) < 0)
 		goto fail;
 	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_READY &&
 	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, &err) < 0)

@@ -842,6 +842,7 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 {
 	struct job j = JOB_INIT(ctx, o);
 	struct brig_error err = BRIG_ERROR_INIT;
+	struct brig_pool_member m;
 	char entry[64];
 
 	j.id = id;
@@ -854,7 +855,18 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 		_exit(1);
 	}
 	/* the init, cloned with them open, keeps the upper directory's fd
-	 * and both ends of its hand-off socket */
+	 * and both ends of its hand-off socket; what they are is recorded
+	 * where only brig writes, for the claims to check (job/pool.c) */
+	m = (struct brig_pool_member){ .upper_fd = j.root.upperfd,
+		                       .handoff_fd = j.handoff[1],
+		                       .host_id = j.root.host_id };
+	if (brig_job_member_record(j.root.dirfd, &m, j.root.upperfd, &err) < 0) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+
+		brig_container_delete(ctx, id, true, &ignored);
+		brig_sync_send(sock, BRIG_SYNC_ERROR, err.msg, &err);
+		_exit(1);
+	}
 	snprintf(entry, sizeof(entry), "%d %d %u\n", j.root.upperfd, j.handoff[1], j.root.host_id);
 	brig_sync_send(sock, BRIG_SYNC_READY, entry, &err);
 	_exit(0); /* the container stays, with its mounts: it is the member */

@@ -209,5 +209,181 @@ t_init_name() {
 	assert_clean
 }
 
+# ------------------------------------------------------- forged entries
+
+# The forger: chrooted into $1 (whose upper/ holds a file "planted"), a
+# SOCK_SEQPACKET pair at fds 50 and 51 and upper/ at fd 52; it records
+# whatever arrives on 50 (the message, each fd's first bytes) in $1/got,
+# then exits.
+forger() {
+	exec python3 - "$1" <<-'EOF'
+		import array, os, socket, sys
+		root = sys.argv[1]
+		a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+		up = os.open(root + "/upper", os.O_RDONLY | os.O_DIRECTORY)
+		os.dup2(a.fileno(), 50, inheritable=False)
+		os.dup2(b.fileno(), 51, inheritable=False)
+		os.dup2(up, 52, inheritable=False)
+		os.chroot(root)
+		os.chdir("/")
+		open("/listening", "w").close()
+		s = socket.socket(fileno=os.dup(50))
+		msg, anc, _, _ = s.recvmsg(64, socket.CMSG_SPACE(16 * 4))
+		with open("/got", "wb") as f:
+		    f.write(b"message %d bytes\n" % len(msg))
+		    for _, _, data in anc:
+		        fds = array.array("i")
+		        fds.frombytes(data[: len(data) - len(data) % 4])
+		        for fd in fds:
+		            try:
+		                f.write(b"fd: " + os.pread(fd, 4096, 0) + b"\n")
+		            except OSError as e:
+		                f.write(b"fd: %s\n" % e.strerror.encode())
+	EOF
+}
+
+# start_forger: the forger in the background (FORGER is its pid) on
+# $T/fr, listening.
+start_forger() {
+	require_cmd python3
+	mkdir -p "$T/fr/upper"
+	echo planted >"$T/fr/upper/planted"
+	(forger "$T/fr") &
+	FORGER=$!
+	defer kill_wait "$FORGER"
+	wait_for "$T/fr/listening" 100 || fail "the forger does not listen"
+}
+
+# claim_forged POOL: the claim the forgers wait for, with a secret in
+# --env, a --copy-in and an --export (into a new $T/export).
+claim_forged() {
+	echo copied >"$T/copy-src"
+	rm -rf "$T/export"
+	mkdir -p "$T/export"
+	pjob "$1" --env SECRET=s3cr3t-value --copy-in "$T/copy-src:/copied-in" \
+		--export "$T/export" -- sh -c 'cat /bsecret/s 2>/dev/null; echo ran'
+}
+
+# assert_forger_got_nothing: nothing of the claim reached $T/fr, and
+# nothing of $T/fr reached the export.
+assert_forger_got_nothing() {
+	assert_no_file "$T/fr/got"
+	[ -e "$T/fr/got" ] && diag "the forger got: $(tr -d '\0' <"$T/fr/got")"
+	assert_no_file "$T/fr/copied-in"
+	assert_no_file "$T/export/planted"
+}
+
+# An entry (with a well-formed member id of the pool) naming the forger's
+# pid, its start time and fd numbers: the claim sends it nothing, removes
+# the entry, runs the job cold, and says why in one line.
+t_forged_listener() {
+	local entry
+	mkpool P --size 1 || return
+	hide_ready P
+	start_forger || return
+	entry=$T/root/pools/P/ready/P-0123456789ab
+	printf '52 51 1073741824 %d %s\n' "$FORGER" "$(start_time "$FORGER")" >"$entry"
+	claim_forged P
+	diag "claim: rc $rc, stderr $(_show "$err")"
+	assert_rc 0
+	assert_eq "$out" "ran" "the job's output"
+	assert_eq "$(res pool)" '"miss"' "the claim of a forged entry"
+	assert_match "$err" 'level=warning msg="pool \\"P\\": entry \\"P-0123456789ab\\" refused: ' \
+		"brig's stderr"
+	assert_lines 1 "$err" "brig's stderr"
+	assert_forger_got_nothing
+	assert_no_file "$entry"
+	assert_no_file "$T/root/pools/P/claimed/P-0123456789ab"
+	alive "$FORGER" || fail "the forger was signalled"
+	show_ready P
+	wait_until 10 no_claims P
+	rmpool P
+	assert_clean
+}
+
+# An entry in pool A naming the waiting init of pool B's member (B binds a
+# secret at /bsecret), with that member's own fd numbers, under its own id
+# and under a well-formed id of A's: the claim of A hands nothing to B's
+# member, which still waits, ready in B.
+t_forged_other_member() {
+	local bm bpid forged
+	mkdir -p "$T/bsecret"
+	echo the-b-secret >"$T/bsecret/s"
+	mkpool A --size 1 || return
+	mkpool B --size 1 --mount "$T/bsecret:/bsecret" || return
+	bm=$(members B)
+	bpid=$(init_pid "$bm")
+	for forged in "$bm" A-00000000beef; do
+		hide_ready A
+		cp "$T/root/pools/B/ready/$bm" "$T/root/pools/A/ready/$forged"
+		claim_forged A
+		diag "claim ($forged): rc $rc, stderr $(_show "$err")"
+		assert_rc 0
+		assert_eq "$out" "ran" "the job's output (entry $forged)"
+		assert_eq "$(res pool)" '"miss"' "the claim of entry $forged"
+		assert_contains "$err" "entry \\\"$forged\\\" refused: " "brig's stderr"
+		assert_lines 1 "$err" "brig's stderr"
+		assert_no_file "$T/root/pools/A/ready/$forged"
+		alive "$bpid" || fail "B's member's init is gone"
+		assert_eq "$(pool_field B ready)" 1 "B's ready members"
+		assert_eq "$(members B)" "$bm" "B's members"
+		wait_until 10 no_claims A
+	done
+	# B's member still serves B's own jobs
+	pjob B -- cat /bsecret/s
+	assert_eq "$out" "the-b-secret" "a job of B"
+	assert_eq "$(res pool)" '"hit"' "a job of B"
+	show_ready A
+	wait_until 10 no_claims B
+	rmpool A
+	rmpool B
+	assert_clean
+}
+
+# A real member's own entry, rewritten: naming the forger (its pid, start
+# time and fds) under the member's id; then (the state root's record of
+# the member rewritten too, as only root can) naming the member's init
+# with the fd of another socket it holds as the hand-off socket.  Each
+# claim refuses the member (destroys it: it is never served), sends
+# nothing, and runs the job cold.
+t_forged_fds() {
+	local m pid start rec host
+	mkpool P --size 1 || return
+	start_forger || return
+	m=$(members P)
+	hide_ready P
+	printf '52 51 1073741824 %d %s\n' "$FORGER" "$(start_time "$FORGER")" >"$T/root/pools/P/ready/$m"
+	claim_forged P
+	assert_rc 0
+	assert_eq "$(res pool)" '"miss"' "the claim of a rewritten entry"
+	assert_contains "$err" 'refused: its pid is not its init' "brig's stderr"
+	assert_forger_got_nothing
+	assert_eq "$(members P | grep -cx "$m")" 0 "member $m after the claim (destroyed)"
+	rm -f "$T/root/pools/P/ready/.$m"
+
+	hide_ready P
+	m=$(members P)
+	pid=$(init_pid "$m")
+	start=$(start_time "$pid")
+	rec=$T/root/jobs/$m/member
+	read -r _ _ host _ <"$rec"
+	# fd 3 of the init: a SOCK_SEQPACKET socket, but not one the init made
+	[ -S "/proc/$pid/fd/3" ] || skip "the init holds no socket at fd 3"
+	sed -i 's/^\([0-9]*\) [0-9]* /\1 3 /' "$rec"
+	printf '%s 3 %s %d %s\n' "$(cut -d' ' -f1 "$rec")" "$host" "$pid" "$start" >"$T/root/pools/P/ready/$m"
+	claim_forged P
+	assert_rc 0
+	assert_eq "$(res pool)" '"miss"' "the claim of a member whose hand-off socket is another"
+	assert_contains "$err" "refused: its hand-off socket is not its init's" "brig's stderr"
+	dead "$pid" || fail "the refused member's init still lives"
+	rm -f "$T/root/pools/P/ready/.$m"
+	wait_until 10 no_claims P
+	rmpool P
+	assert_clean
+}
+
 tap_test "a pooled job's /proc/1 shows \"brig init\", nothing of brig's argv or environ" t_init_name
+tap_test "a forged ready/ entry naming a listener: nothing sent, a cold job" t_forged_listener
+tap_test "a forged ready/ entry naming another pool's member: nothing sent, it still waits" t_forged_other_member
+tap_test "a real member's entry rewritten (pid, hand-off fd): refused, nothing sent" t_forged_fds
 tap_done
