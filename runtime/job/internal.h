@@ -174,9 +174,10 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
 /* The members of claimers that died with their followers (each follower
  * does this once its own claimer has gone). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);
-/* job.c: make one member of @pool with @o's sandbox. */
+/* job.c: make one member of @pool with @o's sandbox, its cgroup under
+ * @parents (cgroup.h: brig_cgroup_parents; the pool's record). */
 int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
-                           const char *pool, struct brig_error *err);
+                           const char *pool, const char *parents, struct brig_error *err);
 
 /* contrib/seccomp/default.json, built in (default_profile.c) */
 extern const char brig_job_default_profile[];

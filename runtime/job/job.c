@@ -88,6 +88,7 @@ struct job {
 	bool not_started;             /* it said the job could not be started */
 	int mntns;                    /* its mount namespace, for the follower */
 	int refill;                   /* the follower waits for it to close (job/pool.c) */
+	const char *cgroup_parents;   /* a member's: its pool's (cgroup.h) */
 	int keeper;                   /* a restored job's keeper (keep_restored) */
 };
 
@@ -371,6 +372,7 @@ static int start(struct job *j, struct brig_error *err)
 		.stdio = j->stdio,
 		.parent_death = !j->member,
 		.pidfd = &j->pidfd,
+		.cgroup_parents = j->cgroup_parents,
 	};
 
 	if (load_base(j, err) < 0)
@@ -838,7 +840,7 @@ static void job_release(struct job *j)
  */
 static __attribute__((noreturn)) void member_child(const struct brig_context *ctx,
                                                    const struct brig_job_opts *o, const char *pool,
-                                                   char *id, int sock)
+                                                   const char *parents, char *id, int sock)
 {
 	struct job j = JOB_INIT(ctx, o);
 	struct brig_error err = BRIG_ERROR_INIT;
@@ -848,6 +850,7 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 	j.id = id;
 	j.member = true;
 	j.pool = pool;
+	j.cgroup_parents = parents;
 	if (start(&j, &err) < 0) {
 		brig_sync_send(sock, BRIG_SYNC_ERROR, err.msg, &err);
 		j.id = NULL; /* the caller's */
@@ -873,7 +876,7 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 }
 
 int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
-                           const char *pool, struct brig_error *err)
+                           const char *pool, const char *parents, struct brig_error *err)
 {
 	_cleanup_free_ char *id = NULL;
 	char entry[64] = "";
@@ -898,7 +901,7 @@ int brig_job_member_create(const struct brig_context *ctx, const struct brig_job
 		if (dup2(sock[1], 3) != 3)
 			_exit(1);
 		close_range(4, ~0U, 0);
-		member_child(ctx, o, pool, id, 3);
+		member_child(ctx, o, pool, parents, id, 3);
 	}
 	close(sock[1]);
 	r = child < 0 ? brig_error_setp(err, errno, "fork")

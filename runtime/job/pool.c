@@ -6,6 +6,9 @@
  *
  *   <root>/pools/NAME/options          the shaping flags, NUL-separated
  *   <root>/pools/NAME/size             N
+ *   <root>/pools/NAME/cgroup           where every member's cgroup is made, per
+ *                                      hierarchy (cgroup.h: brig_cgroup_parents),
+ *                                      resolved once, at create
  *   <root>/pools/NAME/creating/<id>    a member being made (its maker's flock)
  *   <root>/pools/NAME/ready/<id>       a member waiting: its init's fds, ids, pid
  *   <root>/pools/NAME/claimed/<id>     a member running a job (its claimer's
@@ -55,6 +58,7 @@
 #include <linux/magic.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "container.h"
 #include "context.h"
 #include "job/job.h"
@@ -586,6 +590,67 @@ void brig_pool_gc_claims(const struct brig_context *ctx, const char *name)
 }
 
 /*
+ * The pool's cgroup parents (<pool>/cgroup), read back as carefully as
+ * they were written: a regular file of brig's own, not writable by
+ * others, bounded, each line "<hierarchy>\t<a directory under
+ * /sys/fs/cgroup>" (the cgroup layer checks the directory again), and
+ * each directory there: a member is never made elsewhere, nor does it
+ * make the parent (which its delete would then remove).
+ */
+static int parents_check(const char *name, const char *text, struct brig_error *err)
+{
+	for (const char *l = text; *l;) {
+		const char *tab = strchr(l, '\t'), *end = strchrnul(l, '\n');
+		_cleanup_free_ char *dir = NULL;
+		struct stat st;
+
+		if (!tab || tab > end || !*end || strncmp(tab + 1, "/sys/fs/cgroup/", 15))
+			return brig_error_set(err, "pool \"%s\": a bad cgroup parent record", name);
+		dir = brig_xasprintf("%.*s", (int)(end - tab - 1), tab + 1);
+		if (stat(dir, &st) < 0)
+			return brig_error_setp(err, errno, "pool \"%s\": cgroup parent \"%s\"",
+			                       name, dir);
+		if (!S_ISDIR(st.st_mode))
+			return brig_error_setp(err, ENOTDIR, "pool \"%s\": cgroup parent \"%s\"",
+			                       name, dir);
+		l = end + 1;
+	}
+	return 0;
+}
+
+static char *read_parents(const char *dir, const char *name, struct brig_error *err)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/cgroup", dir);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	char *text = NULL;
+	struct stat st;
+	size_t len;
+
+	if (fd < 0)
+		return errno == ENOENT ? (brig_error_sete(err, ENOENT,
+		                                          "pool \"%s\": no cgroup parent recorded "
+		                                          "(made by an older brig: destroy it and "
+		                                          "create it again)",
+		                                          name),
+		                          NULL)
+		                       : (brig_error_setp(err, errno, "open \"%s\"", path), NULL);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		brig_error_set(err, "\"%s\": not a file of brig's own", path);
+		return NULL;
+	}
+	if (brig_read_fd(fd, path, 1 << 16, &text, &len, err) < 0)
+		return NULL;
+	if (strlen(text) != len || parents_check(name, text, err) < 0) {
+		if (!err->msg)
+			brig_error_set(err, "pool \"%s\": a bad cgroup parent record", name);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/*
  * One fill at a time: each claim starts one, and two counting at once
  * would both make the member that is missing (fill.lock).  Queued, at
  * most one more waits behind it (fill.next): a fill that finds both taken
@@ -599,6 +664,7 @@ static int fill_members(const struct brig_context *ctx, const char *name,
 	_cleanup_free_ char *lockpath = brig_xasprintf("%s/fill.lock", dir);
 	_cleanup_free_ char *nextpath = brig_xasprintf("%s/fill.next", dir);
 	_cleanup_close_ int lock = -1, next = -1;
+	_cleanup_free_ char *parents = NULL;
 	unsigned long size;
 
 	if (queue) {
@@ -616,10 +682,14 @@ static int fill_members(const struct brig_context *ctx, const char *name,
 		close(TAKE_FD(next));
 	if (read_size(dir, &size, err) < 0)
 		return brig_error_wrap(err, "pool \"%s\"", name);
+	/* under the pool's cgroup, whoever fills it */
+	parents = read_parents(dir, name, err);
+	if (!parents)
+		return -1;
 	/* members whose init died do not count: gone first */
 	each_member(ctx, name, "ready", true, true);
 	while (count(dir, "ready", false) + count(dir, "creating", true) < size)
-		if (brig_job_member_create(ctx, o, name, err) < 0)
+		if (brig_job_member_create(ctx, o, name, parents, err) < 0)
 			return -1;
 	return 0;
 }
@@ -770,12 +840,15 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
 /* ------------------------------------------------------------ the pool */
 
 static int write_options(int dirfd, const char *const *flags, size_t n, unsigned long size,
-                         struct brig_error *err)
+                         const char *parents, struct brig_error *err)
 {
 	struct brig_strbuf b = BRIG_STRBUF_INIT;
 	char sz[32];
 	int r;
 
+	/* before the options, which say that the pool is whole */
+	if (brig_write_file_atomic(dirfd, "cgroup", parents, strlen(parents), 0600, err) < 0)
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		brig_strbuf_add(&b, flags[i], strlen(flags[i]) + 1);
 	r = brig_write_file_atomic(dirfd, "options", b.buf ? b.buf : "", b.len, 0600, err);
@@ -788,14 +861,30 @@ static int write_options(int dirfd, const char *const *flags, size_t n, unsigned
 
 int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned long size,
                      const struct brig_job_opts *o, const char *const *flags, size_t n_flags,
-                     struct brig_error *err)
+                     const char *cgroup_parent, struct brig_error *err)
 {
 	_cleanup_free_ char *pools = brig_xasprintf("%s/pools", ctx->root);
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
+	_cleanup_free_ char *parents = NULL;
 	_cleanup_close_ int fd = -1;
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
-	if (brig_job_protect_exe(ctx, o, err) < 0 || brig_mkdir_p(pools, 0700, err) < 0)
+	if (brig_job_protect_exe(ctx, o, err) < 0)
+		return -1;
+	/* the members' cgroup parent, resolved once, now: the creator's
+	 * cgroup, or --cgroup-parent's, in every hierarchy */
+	parents = brig_cgroup_parents(cgroup_parent, err);
+	if (!parents)
+		return -1;
+	if (parents_check(name, parents, err) < 0) {
+		if (cgroup_parent) {
+			brig_error_release(err);
+			return brig_error_usage(err, "--cgroup-parent \"%s\": no such cgroup",
+			                        cgroup_parent);
+		}
+		return -1;
+	}
+	if (brig_mkdir_p(pools, 0700, err) < 0)
 		return -1;
 	if (mkdir(dir, 0700) < 0)
 		return errno == EEXIST ? brig_error_sete(err, EEXIST, "pool \"%s\" exists", name)
@@ -810,7 +899,7 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
 			brig_error_setp(err, errno, "mkdir \"%s/%s\"", dir, subdirs[i]);
 			goto fail;
 		}
-	if (write_options(fd, flags, n_flags, size, err) < 0)
+	if (write_options(fd, flags, n_flags, size, parents, err) < 0)
 		goto fail;
 	if (fill_members(ctx, name, o, false, err) == 0)
 		return 0;
@@ -839,6 +928,7 @@ static int remove_pool(const struct brig_context *ctx, const char *tomb, struct 
 			unlinkat(fd, subdirs[i], AT_REMOVEDIR);
 		unlinkat(fd, "options", 0);
 		unlinkat(fd, "size", 0);
+		unlinkat(fd, "cgroup", 0);
 		unlinkat(fd, "fill.lock", 0);
 		unlinkat(fd, "fill.next", 0);
 		unlinkat(fd, "fillers", 0);

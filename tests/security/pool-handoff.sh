@@ -382,8 +382,155 @@ t_forged_fds() {
 	assert_clean
 }
 
+# ------------------------------------------------------- the cgroup parent
+
+# test_dirs: the test file's own cgroup directories (one per hierarchy).
+test_dirs() {
+	tr ':' '\n' <<<"$BRIG_TEST_CGROUPS"
+}
+
+# mk_cgroups NAME...: a child NAME of the test's cgroup in every hierarchy
+# (v1 cpuset: its parent's cpus and mems), removed when the test ends.
+mk_cgroups() {
+	local d n
+	for n in "$@"; do
+		while read -r d; do
+			mkdir "$d/$n" || fail "mkdir $d/$n"
+			if [ -f "$d/cpuset.cpus" ]; then
+				cat "$d/cpuset.cpus" >"$d/$n/cpuset.cpus"
+				cat "$d/cpuset.mems" >"$d/$n/cpuset.mems"
+			fi
+		done < <(test_dirs)
+		defer rm_cgroups "$n"
+	done
+}
+
+rm_cgroups() {
+	local d
+	while read -r d; do
+		rmdir "$d/$1" 2>/dev/null
+	done < <(test_dirs)
+}
+
+# in_cg NAME CMD...: CMD in a process of its own moved into the child
+# NAME of the test's cgroup in every hierarchy (this shell stays where it
+# is; the process goes with CMD's end).
+in_cg() {
+	local n=$1 d
+	shift
+	(
+		while read -r d; do
+			echo "$BASHPID" >"$d/$n/cgroup.procs" || exit 126
+		done < <(test_dirs)
+		exec "$@"
+	)
+}
+
+# cg_of PID: PID's cgroup directories, one per hierarchy, sorted.
+cg_of() {
+	local ctrl path
+	while IFS=: read -r _ ctrl path; do
+		if [ -z "$ctrl" ]; then
+			echo "/sys/fs/cgroup/unified$path"
+		else
+			ctrl=${ctrl#name=}
+			echo "/sys/fs/cgroup/${ctrl%%,*}$path"
+		fi
+	done <"/proc/$1/cgroup" | sort
+}
+
+# assert_member_under MEMBER PARENT WHAT: MEMBER's init is in
+# PARENT/MEMBER of the test's cgroup in every hierarchy.
+assert_member_under() {
+	local want got
+	want=$(test_dirs | sed "s|\$|/$2/$1|" | sort)
+	got=$(cg_of "$(init_pid "$1")")
+	assert_eq "$got" "$want" "$3's cgroups"
+}
+
+# The pool is made in cgroup A of the test's; its job is claimed from B,
+# and the claim's replacement is made from B (its follower, `pool fill
+# --queue`, is the claimer's child): the member, the claimed job's and the
+# replacement's, are in A.  A pool made with --cgroup-parent C (relative:
+# below its creator's cgroup, the test's) keeps its members in C whoever
+# claims.  (An absolute --cgroup-parent is the same path in every
+# hierarchy, which on this machine's memory hierarchy would leave the
+# test's cgroup: it is checked for its refusals only.)
+t_cgroup_parent() {
+	local m m2
+	[ "$CG" = v1 ] || skip "a creator in a cgroup with child cgroups needs v1 or hybrid"
+	mk_cgroups A B C
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
+	mkdir -p "$T/tmp"
+	run_cmd in_cg A env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" pool create P --size 1 \
+		--rootfs "$ROOTFS"
+	assert_rc 0 || return
+	m=$(members P)
+	assert_member_under "$m" A "the first member (made by a creator in A)"
+
+	run_cmd in_cg B env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" job --pool P \
+		--result "$T/result.json" -- true
+	assert_rc 0
+	assert_eq "$(res pool),$(res id)" "\"hit\",\"$m\"" "the claim from B"
+	wait_until 10 ready_is P 1 || fail "pool P did not refill"
+	wait_until 10 no_claims P
+	m2=$(members P)
+	assert_ne "$m2" "$m" "the replacement"
+	assert_member_under "$m2" A "the replacement (made by B's claim)"
+	rmpool P
+
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy Q
+	bp create Q --size 1 --rootfs "$ROOTFS" --cgroup-parent C
+	assert_rc 0 || return
+	m=$(members Q)
+	assert_member_under "$m" C "pool Q's member (--cgroup-parent C)"
+	run_cmd in_cg B env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" job --pool Q \
+		--result "$T/result.json" -- true
+	assert_rc 0
+	assert_eq "$(res pool)" '"hit"' "the claim of Q from B"
+	wait_until 10 ready_is Q 1 || fail "pool Q did not refill"
+	wait_until 10 no_claims Q
+	m2=$(members Q)
+	assert_member_under "$m2" C "pool Q's replacement (made by B's claim)"
+	rmpool Q
+	rm_cgroups A
+	rm_cgroups B
+	rm_cgroups C
+	assert_clean
+}
+
+# Bad --cgroup-parent values: one line naming the flag, 125, no pool.  A
+# record that is not brig's own (writable by others) stops every fill.
+t_cgroup_parent_bad() {
+	local bad
+	for bad in ../up a/../b a//b ./a "" nosuch-$$ /nosuch-$$ "$(printf 'a\tb')"; do
+		bp create P --size 1 --rootfs "$ROOTFS" --cgroup-parent "$bad"
+		assert_rc 125
+		assert_lines 1 "$err" "stderr of --cgroup-parent $(_show "$bad")"
+		assert_match "$err" '^brig: --cgroup-parent' "stderr of --cgroup-parent $(_show "$bad")"
+		assert_no_file "$T/root/pools/P"
+	done
+	mkpool P --size 1 || return
+	bp fill P --cgroup-parent x
+	assert_rc 125
+	assert_eq "$err" "brig: --cgroup-parent is a flag of pool create: a pool's cgroup is decided once" "stderr of pool fill --cgroup-parent"
+	chmod 0666 "$T/root/pools/P/cgroup"
+	"$BRIG" --root "$T/root" list -q | grep '^P-' | head -1 >"$T/m"
+	timeout 30 "$BRIG" --root "$T/root" delete --force "$(cat "$T/m")"
+	rm -rf "$T/root/pools/P/ready/$(cat "$T/m")" "$T/root/jobs/$(cat "$T/m")"
+	bp fill P
+	assert_rc 125
+	assert_lines 1 "$err" "stderr of a fill with a record writable by others"
+	assert_contains "$err" "not a file of brig's own" "stderr of a fill with a record writable by others"
+	assert_eq "$(members P)" "" "members made"
+	rmpool P
+	assert_clean
+}
+
 tap_test "a pooled job's /proc/1 shows \"brig init\", nothing of brig's argv or environ" t_init_name
 tap_test "a forged ready/ entry naming a listener: nothing sent, a cold job" t_forged_listener
 tap_test "a forged ready/ entry naming another pool's member: nothing sent, it still waits" t_forged_other_member
 tap_test "a real member's entry rewritten (pid, hand-off fd): refused, nothing sent" t_forged_fds
+tap_test "members' cgroups stay under the pool's parent whoever claims and refills" t_cgroup_parent
+tap_test "bad --cgroup-parent: one line, 125, nothing left; a foreign record stops a fill" t_cgroup_parent_bad
 tap_done
