@@ -119,16 +119,71 @@ static void remove_job_dir(const char *root, const char *id)
 		brig_job_dir_remove(fd, id);
 }
 
+/* The member's own record, <root>/jobs/<id>/member (brig_job_member_record). */
+struct member_record {
+	int upper_fd, handoff_fd;
+	uint32_t host_id;
+	uint64_t dev, ino;
+};
+
+static int read_record(const char *root, const char *id, struct member_record *r)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/jobs/%s/member", root, id);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	char buf[128] = { 0 };
+	struct stat st;
+	int end = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+		return -1;
+	if (sscanf(buf, "%d %d %" SCNu32 " %" SCNu64 " %" SCNu64 "\n%n", &r->upper_fd,
+	           &r->handoff_fd, &r->host_id, &r->dev, &r->ino, &end) != 5 ||
+	    buf[end])
+		return -1;
+	return 0;
+}
+
+/*
+ * Whether container @id is a pool's member, as only brig records it: its
+ * job directory has the member record, or (a member of an older brig,
+ * which wrote none) its bundle is its job directory and it still waits.
+ * A running cold job whose --id looks like a member's is neither: an
+ * entry's name alone never makes brig delete it.
+ */
+static bool is_member(const char *root, const char *id)
+{
+	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
+	struct brig_error e = BRIG_ERROR_INIT;
+	_cleanup_free_ char *bundle = brig_xasprintf("%s/jobs/%s", root, id);
+	struct member_record rec;
+	bool yes = false;
+
+	if (read_record(root, id, &rec) == 0)
+		return true;
+	if (brig_container_ref_open(&c, root, id, BRIG_LOCK_SHARED, &e) == 0)
+		yes = c.s->bundle && !strcmp(c.s->bundle, bundle) &&
+		      brig_state_status(c.s) == BRIG_STATUS_CREATED;
+	brig_container_ref_close(&c);
+	brig_error_release(&e);
+	return yes;
+}
+
 /* Everything of member @id: its container (and with its init, its
  * processes and cgroup), its namespace, its entries.  In brig's own mount
- * namespace (the host's). */
-static void member_destroy(const struct brig_context *ctx, const char *name, const char *id)
+ * namespace (the host's).  With @checked, the container only if it is a
+ * member (is_member): the entries of ready/ and claimed/ name members
+ * that exist; a half-made one (creating/) may have no record yet. */
+static void member_destroy(const struct brig_context *ctx, const char *name, const char *id,
+                           bool checked)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
-	brig_container_delete(ctx, id, true, &ignored);
+	if (!checked || is_member(ctx->root, id)) {
+		brig_container_delete(ctx, id, true, &ignored);
+		remove_job_dir(ctx->root, id);
+	}
 	brig_error_release(&ignored);
-	remove_job_dir(ctx->root, id);
 	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 		_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
 
@@ -286,31 +341,6 @@ static bool member_id(const char *name, const char *id)
 	return true;
 }
 
-/* The member's own record, <root>/jobs/<id>/member (brig_job_member_record). */
-struct member_record {
-	int upper_fd, handoff_fd;
-	uint32_t host_id;
-	uint64_t dev, ino;
-};
-
-static int read_record(const char *root, const char *id, struct member_record *r)
-{
-	_cleanup_free_ char *path = brig_xasprintf("%s/jobs/%s/member", root, id);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	char buf[128] = { 0 };
-	struct stat st;
-	int end = 0;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
-		return -1;
-	if (sscanf(buf, "%d %d %" SCNu32 " %" SCNu64 " %" SCNu64 "\n%n", &r->upper_fd,
-	           &r->handoff_fd, &r->host_id, &r->dev, &r->ino, &end) != 5 ||
-	    buf[end])
-		return -1;
-	return 0;
-}
-
 /* The init's fd @num, copied (brig is root: the kernel lets it). */
 static int copy_fd(int pidfd, int num)
 {
@@ -380,6 +410,10 @@ static enum verdict verify(const struct brig_context *ctx, const char *name, con
 	start = ref.s->pid_start;
 	created = brig_state_status(ref.s) == BRIG_STATUS_CREATED;
 	brig_container_ref_close(&ref);
+	if (!is_member(ctx->root, id)) {
+		*why = "no member of this pool has that id";
+		return NOT_A_MEMBER;
+	}
 	if (!created)
 		return MEMBER_DEAD;
 	if (c->m.pid != pid || c->m.start != start) {
@@ -455,8 +489,8 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 		           ? brig_error_sete(err, ENOENT, "pool \"%s\" does not exist", name)
 		           : brig_error_setp(err, errno, "pool \"%s\"", name);
 	while ((e = readdir(d))) {
-		const char *why = "it cannot be read";
-		enum verdict v = MEMBER_REFUSED;
+		const char *why = "it cannot be read", *unread = NULL;
+		enum verdict v;
 		int fd;
 
 		if (e->d_name[0] == '.')
@@ -470,10 +504,11 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 			close(fd);
 			continue;
 		}
-		if (read_member(fd, &c->m))
-			v = verify(ctx, name, e->d_name, c, &why);
-		else if (!member_id(name, e->d_name))
-			v = NOT_A_MEMBER;
+		if (!read_member(fd, &c->m))
+			c->m = (struct brig_pool_member){ .pid = -1 };
+		else
+			why = NULL;
+		v = verify(ctx, name, e->d_name, c, why ? &unread : &why);
 		if (v != MEMBER_OK) {
 			if (v != MEMBER_DEAD)
 				brig_warn("pool \"%s\": entry \"%s\" refused: %s", name, e->d_name,
@@ -485,7 +520,7 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 			if (v == NOT_A_MEMBER)
 				unlinkat(to, e->d_name, 0);
 			else
-				member_destroy(ctx, name, e->d_name);
+				member_destroy(ctx, name, e->d_name, true);
 			close(fd);
 			continue;
 		}
@@ -580,7 +615,7 @@ static void each_member(const struct brig_context *ctx, const char *name, const 
 			continue;
 		if (only_dead && member_waits(ctx->root, e->d_name))
 			continue;
-		member_destroy(ctx, name, e->d_name);
+		member_destroy(ctx, name, e->d_name, strcmp(sub, "creating") != 0);
 	}
 }
 
@@ -769,7 +804,7 @@ int brig_pool_follower(const struct brig_context *ctx, const char *name, const c
 	/* the claimer has gone: its member, then those of claimers that
 	 * died with their followers */
 	if (id)
-		member_destroy(ctx, name, id);
+		member_destroy(ctx, name, id, true);
 	brig_pool_gc_claims(ctx, name);
 	if (refilled)
 		return 0;

@@ -43,6 +43,8 @@ brig_file_rootfs
 
 # ----------------------------------------------------------------- helpers
 
+declare -a VICTIM
+
 # bp ARGS...: `brig --root $T/root pool ARGS` (sets out, err, rc).
 bp() {
 	mkdir -p "$T/tmp"
@@ -382,6 +384,43 @@ t_forged_fds() {
 	assert_clean
 }
 
+# Entries in ready/ and claimed/ naming a running cold job of the same
+# root (--id victim, and --id P-0123456789ab, a name a member of P could
+# have): neither a claim (which refuses them), nor the claim's follower
+# (which removes the members of dead claimers: unlocked claimed/ entries),
+# nor pool gc deletes the job: an entry's name alone is no member.
+t_forged_victim() {
+	local v
+	mkpool P --size 1 || return
+	mkdir -p "$T/tmp"
+	for v in victim P-0123456789ab; do
+		TMPDIR=$T/tmp "$BRIG" --root "$T/root" job --rootfs "$ROOTFS" --id "$v" \
+			--timeout 60s -- sleep 60 </dev/null >/dev/null 2>"$T/$v.err" &
+		VICTIM[${#VICTIM[@]}]=$!
+		defer kill_wait -TERM "$!"
+	done
+	hide_ready P
+	for v in victim P-0123456789ab; do
+		wait_until 10 is_status "$v" running || fail "job $v does not run: $(cat "$T/$v.err")"
+		echo "1 2 3 4 5" >"$T/root/pools/P/claimed/$v"
+		echo "garbage" >"$T/root/pools/P/ready/$v"
+	done
+	pjob P -- true
+	assert_rc 0
+	assert_eq "$(res pool)" '"miss"' "the claim"
+	wait_until 10 no_claims P
+	bp gc
+	assert_rc 0
+	sleep 0.5
+	for v in victim P-0123456789ab; do
+		assert_eq "$(state_field "$v" status)" running "job $v after the claim, its follower and pool gc"
+	done
+	kill_wait -TERM "${VICTIM[@]}"
+	show_ready P
+	rmpool P
+	assert_clean
+}
+
 # ------------------------------------------------------- the cgroup parent
 
 # test_dirs: the test file's own cgroup directories (one per hierarchy).
@@ -531,6 +570,7 @@ tap_test "a pooled job's /proc/1 shows \"brig init\", nothing of brig's argv or 
 tap_test "a forged ready/ entry naming a listener: nothing sent, a cold job" t_forged_listener
 tap_test "a forged ready/ entry naming another pool's member: nothing sent, it still waits" t_forged_other_member
 tap_test "a real member's entry rewritten (pid, hand-off fd): refused, nothing sent" t_forged_fds
+tap_test "entries naming running jobs: no claim, follower or gc deletes them" t_forged_victim
 tap_test "members' cgroups stay under the pool's parent whoever claims and refills" t_cgroup_parent
 tap_test "bad --cgroup-parent: one line, 125, nothing left; a foreign record stops a fill" t_cgroup_parent_bad
 tap_done
