@@ -16,6 +16,9 @@
 #     claim (with --env SECRET=..., --copy-in and --export) sends nothing
 #     to either, removes the entry (and leaves the other pool's member
 #     alone), says so in one warning line, and runs the job cold (a miss);
+#     a real member's entry (and record) rewritten is refused, the member
+#     destroyed; entries naming running jobs make no claim, follower or
+#     gc delete them;
 #   - where a member's cgroup is made: under the cgroup the pool recorded
 #     at `pool create` (its creator's, or --cgroup-parent), whoever fills
 #     it or claims from it.
