@@ -44,6 +44,9 @@ struct brig_create_opts {
 	 * seccomp filter already (the profile allows what the hand-off does) */
 	const int *handoff;
 	bool handoff_filtered;
+	/* where the cgroup goes instead of under the caller's (cgroup.h:
+	 * struct brig_cgroup's @parents): a warm pool's member's */
+	const char *cgroup_parents;
 };
 
 /*

@@ -628,6 +628,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 		brig_error_setp(err, errno, "container \"%s\"", o->id);
 		goto fail;
 	}
+	j.cg.parents = o->cgroup_parents;
 	if (make_cgroup(ctx, &j, o->id, err) < 0)
 		goto fail;
 	brig_phase("cgroup");

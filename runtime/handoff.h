@@ -10,7 +10,14 @@
  *
  *    claimer (brig job --pool)                  the member's init (pid 1)
  *    -------------------------                  -------------------------
- *    pidfd_getfd(init, its spare end)           waits in recvmsg
+ *                                               before READY: makes the
+ *                                               socket itself, on the fd
+ *                                               numbers it was cloned with
+ *                                               (so it is its ends' peer)
+ *    checks the member (job/pool.c: its
+ *    state, its record, a pidfd),
+ *    pidfd_getfd(init, its spare end),
+ *    its SO_PEERCRED is the init                waits in recvmsg
  *    JOB: header + stdin, stdout, stderr,
  *         the reply socket, the payload -------> closes both ends of the
  *         (a memfd: args, env, cwd)               hand-off socket; cwd, env,

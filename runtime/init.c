@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -425,8 +426,89 @@ static int wait_for_start(int fifo, struct brig_error *err)
 	return 0;
 }
 
+/*
+ * A pool member's init waits for its job as the container's pid 1, whose
+ * /proc/1/cmdline and /proc/1/environ the job may read: they would be
+ * brig's own (its state root, the rootfs, --mount sources; the caller's
+ * environment).  As `runc init` shows its name and nothing of the
+ * caller's, the init shows "brig\0init\0": the kernel's get_mm_cmdline
+ * reads the whole argv area [arg_start, arg_end) and, when its last byte
+ * is not a NUL, on into the environment; so the name is written at its
+ * start and every other byte of both areas becomes a NUL (the areas keep
+ * their length: changing their bounds, PR_SET_MM, takes CAP_SYS_RESOURCE,
+ * which brig may not have).  Their bounds are read from the host's procfs
+ * before the init enters anything of the container's.
+ */
+struct cmdline_area {
+	unsigned long arg_start, arg_end, env_start, env_end;
+};
+
+static int cmdline_area_read(struct cmdline_area *c, struct brig_error *err)
+{
+	char buf[2048], *p;
+	ssize_t n;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return brig_error_setp(err, errno, "open \"/proc/self/stat\"");
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return brig_error_setp(err, n < 0 ? errno : EIO, "read \"/proc/self/stat\"");
+	buf[n] = '\0';
+	/* fields 48 to 51; the name (field 2) may hold spaces and parentheses */
+	p = strrchr(buf, ')');
+	for (int field = 2; p && field < 48; field++)
+		p = strchr(p + 1, ' ');
+	if (!p ||
+	    sscanf(p, " %lu %lu %lu %lu", &c->arg_start, &c->arg_end, &c->env_start, &c->env_end) !=
+	        4 ||
+	    c->arg_end <= c->arg_start || c->env_end < c->env_start)
+		return brig_error_set(err, "\"/proc/self/stat\": no argv and environ bounds");
+	return 0;
+}
+
+static void neutral_name(const struct cmdline_area *c)
+{
+	static const char name[] = "brig\0init";
+	char *arg = (char *)c->arg_start, *env = (char *)c->env_start;
+	size_t len = c->arg_end - c->arg_start;
+
+	memset(arg, 0, len);
+	memcpy(arg, name, sizeof(name) < len ? sizeof(name) : len - 1);
+	memset(env, 0, c->env_end - c->env_start);
+	/* nothing of brig's environment is read from here on */
+	clearenv();
+	prctl(PR_SET_NAME, "brig:init", 0, 0, 0);
+}
+
+/*
+ * The hand-off socket the init waits on is one it makes itself, on the
+ * fd numbers its maker cloned it with: the kernel then names the init
+ * as either end's peer (SO_PEERCRED, set by socketpair to its caller),
+ * which a claimer checks before it sends a job's secrets (job/pool.c).
+ */
+static int own_handoff_socket(const int *handoff, struct brig_error *err)
+{
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return brig_error_setp(err, errno, "the hand-off socket");
+	for (int i = 0; i < 2; i++)
+		if (dup3(sv[i], handoff[i], O_CLOEXEC) < 0) {
+			brig_error_setp(err, errno, "the hand-off socket");
+			close(sv[0]);
+			close(sv[1]);
+			return -1;
+		}
+	close(sv[0]);
+	close(sv[1]);
+	return 0;
+}
+
 void brig_init_main(const struct brig_init_args *a)
 {
+	struct cmdline_area area = { 0 };
 	struct brig_error err = BRIG_ERROR_INIT;
 	const struct brig_process *p = a->cfg->process;
 	char *path = NULL, **env = NULL;
@@ -439,7 +521,11 @@ void brig_init_main(const struct brig_init_args *a)
 	}
 	if (a->stdio && brig_fds_place_stdio(a->stdio, &err) < 0)
 		goto fail;
+	if (a->handoff && cmdline_area_read(&area, &err) < 0)
+		goto fail;
 	if (setup(a, &path, &env, &err) < 0)
+		goto fail;
+	if (a->handoff && own_handoff_socket(a->handoff, &err) < 0)
 		goto fail;
 	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_READY &&
 	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, &err) < 0)
@@ -458,6 +544,7 @@ void brig_init_main(const struct brig_init_args *a)
 		bool filtered = a->handoff_filtered && seccomp_when(a) == BRIG_SECCOMP_LAST;
 
 		close(a->sync_fd);
+		neutral_name(&area);
 		if (filtered && brig_seccomp_load(a->seccomp, &err) < 0)
 			_exit(1);
 		brig_handoff_serve(a, filtered, env);

@@ -87,6 +87,11 @@ struct brig_cgroup {
 	 * record (the systemd driver makes none) */
 	int (*record)(void *arg, const char *text, struct brig_error *err);
 	void *record_arg;
+	/* create (cgroupfs): where a relative cgroupsPath, or the id, goes
+	 * instead of under the caller's own cgroup, per hierarchy, as
+	 * brig_cgroup_parents gives it (a warm pool's, job/pool.c); NULL:
+	 * the caller's */
+	const char *parents;
 };
 
 #define BRIG_CGROUP_INIT                                                                   \
@@ -110,6 +115,16 @@ int brig_cgroup_mounts(struct brig_cg_mount **out, size_t *n, struct brig_error 
 void brig_cgroup_mounts_free(struct brig_cg_mount *m, size_t n);
 /* The directory of cgroup @path (as /proc/PID/cgroup names it) under @m. */
 char *brig_cgroup_mount_dir(const struct brig_cg_mount *m, const char *path);
+
+/*
+ * Where a container with a relative cgroupsPath (or none) would be placed
+ * now, one "<controllers>\t<directory>\n" line per hierarchy it joins: the
+ * caller's cgroup (on pure v2, its parent: runc's rule); with @path, as
+ * linux.cgroupsPath is placed: absolute, that cgroup in every hierarchy,
+ * relative, below the caller's.  Heap text, for struct brig_cgroup's
+ * @parents.
+ */
+char *brig_cgroup_parents(const char *path, struct brig_error *err);
 
 /* The host's layout, read from /sys/fs/cgroup (once per process). */
 int brig_cgroup_layout(enum brig_cg_layout *out, struct brig_error *err);

@@ -324,27 +324,107 @@ int brig_cg_remove_dir(const struct brig_cg_hier *h, struct brig_error *err)
 }
 
 /*
- * An absolute linux.cgroupsPath, or a relative one (the container's id
- * when there is none) under the caller's cgroup in hierarchy @m.  On a
- * pure v2 host, runc's rule: under the parent of the caller's cgroup,
- * which has processes and so cannot give controllers to children of its
- * own.
+ * The directory a relative linux.cgroupsPath (or the id) goes under in
+ * hierarchy @m: the caller's own cgroup; on a pure v2 host, runc's rule,
+ * its parent, since the caller's has processes and so cannot give
+ * controllers to children of its own.
  */
-static char *cgroup_dir(const struct brig_cg_mount *m, enum brig_cg_layout layout,
-                        const char *cgpath, const char *id)
+static char *relative_base(const struct brig_cg_mount *m, enum brig_cg_layout layout)
 {
-	_cleanup_free_ char *own = NULL;
-	char *slash;
+	char *own = brig_cgroup_mount_dir(m, m->path), *slash;
 
+	if (layout == BRIG_CG_V2 && strlen(own) > strlen(m->mountpoint) &&
+	    (slash = strrchr(own, '/')))
+		*slash = '\0';
+	return own;
+}
+
+/* Whether @dir is @mountpoint or below it, without "." or ".." or empty
+ * components. */
+static bool dir_below(const char *dir, const char *mountpoint)
+{
+	size_t n = strlen(mountpoint);
+
+	if (strncmp(dir, mountpoint, n) || (dir[n] && dir[n] != '/'))
+		return false;
+	for (const char *c = dir + n; *c;) {
+		const char *end = strchrnul(++c, '/');
+		size_t len = (size_t)(end - c);
+
+		if (!len || (len == 1 && c[0] == '.') || (len == 2 && !strncmp(c, "..", 2)))
+			return false;
+		c = end;
+	}
+	return true;
+}
+
+/* The directory @parents (brig_cgroup_parents' lines) names for
+ * hierarchy @m, or NULL: none, or not a directory below its mount. */
+static char *parent_of(const char *parents, const struct brig_cg_mount *m)
+{
+	size_t n = strlen(m->controllers);
+
+	for (const char *l = parents; *l;) {
+		const char *end = strchrnul(l, '\n');
+
+		if (!strncmp(l, m->controllers, n) && l[n] == '\t') {
+			char *dir = brig_xasprintf("%.*s", (int)(end - l - n - 1), l + n + 1);
+
+			if (dir_below(dir, m->mountpoint))
+				return dir;
+			free(dir);
+			return NULL;
+		}
+		l = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/*
+ * An absolute linux.cgroupsPath, or a relative one (the container's id
+ * when there is none) under @base: the caller's cgroup in hierarchy @m
+ * (relative_base), or the directory @cg->parents names for it.
+ */
+static char *cgroup_dir(const struct brig_cg_mount *m, const char *base, const char *cgpath,
+                        const char *id)
+{
 	if (!cgpath || !*cgpath)
 		cgpath = id;
 	if (cgpath[0] == '/')
 		return brig_xasprintf("%s%s", m->mountpoint, cgpath);
-	own = brig_cgroup_mount_dir(m, m->path);
-	if (layout == BRIG_CG_V2 && strlen(own) > strlen(m->mountpoint) &&
-	    (slash = strrchr(own, '/')))
-		*slash = '\0';
-	return brig_xasprintf("%s/%s", own, cgpath);
+	return brig_xasprintf("%s/%s", base, cgpath);
+}
+
+char *brig_cgroup_parents(const char *path, struct brig_error *err)
+{
+	struct brig_cg_mount *mounts = NULL;
+	struct brig_strbuf b = BRIG_STRBUF_INIT;
+	enum brig_cg_layout layout;
+	size_t n = 0;
+
+	if (brig_cgroup_layout(&layout, err) < 0 || brig_cgroup_mounts(&mounts, &n, err) < 0)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *dir = NULL;
+
+		if (mounts[i].v2 && layout == BRIG_CG_V1)
+			continue;
+		if (path && path[0] == '/') {
+			dir = brig_xasprintf("%s%s", mounts[i].mountpoint,
+			                     strcmp(path, "/") ? path : "");
+		} else {
+			dir = relative_base(&mounts[i], layout);
+			if (path) {
+				char *sub = brig_xasprintf("%s/%s", dir, path);
+
+				free(dir);
+				dir = sub;
+			}
+		}
+		brig_strbuf_addf(&b, "%s\t%s\n", mounts[i].controllers, dir);
+	}
+	brig_cgroup_mounts_free(mounts, n);
+	return b.buf ? b.buf : brig_xstrdup("");
 }
 
 /* The hierarchies a container joins: every v1 one the caller is in, and
@@ -360,14 +440,20 @@ int brig_cg_plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id
 	for (size_t i = 0; i < *n_mounts; i++) {
 		const struct brig_cg_mount *m = &(*mounts)[i];
 		struct brig_cg_hier *h = &cg->h[cg->n];
+		_cleanup_free_ char *base = NULL;
 
 		if (m->v2 && cg->layout == BRIG_CG_V1)
 			continue;
+		base = cg->parents && !unit_cgroup ? parent_of(cg->parents, m)
+		                                   : relative_base(m, cg->layout);
+		if (!base)
+			return brig_error_set(err, "cgroup parent: none for hierarchy \"%s\"",
+			                      m->controllers);
 		h->name = brig_xstrdup(m->controllers);
 		h->v2 = m->v2;
 		/* systemd's unit is where systemd puts it, from the root */
 		h->dir = unit_cgroup ? brig_xasprintf("%s%s", m->mountpoint, unit_cgroup)
-		                     : cgroup_dir(m, cg->layout, cgpath, id);
+		                     : cgroup_dir(m, base, cgpath, id);
 		cg->n++;
 	}
 	if (!cg->n)

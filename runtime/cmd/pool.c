@@ -15,6 +15,10 @@
 static const struct brig_option options[] = {
 	BRIG_JOB_SANDBOX_OPTIONS,
 	{ "size", 0, BRIG_OPT_STRING, "N", "create: how many sandboxes wait (1 to 1024)", NULL },
+	{ "cgroup-parent", 0, BRIG_OPT_STRING, "PATH",
+	  "create: the cgroup every sandbox's is made under, whoever fills the pool or claims "
+	  "from it (absolute: in every hierarchy; relative: below the creator's)",
+	  "the creator's cgroup" },
 	{ "format", 'f', BRIG_OPT_STRING, "table|json", "list: the output format", "table" },
 	{ "queue", 0, BRIG_OPT_BOOL, NULL,
 	  "fill: return at once when a fill runs and another waits behind it (which will "
@@ -90,9 +94,41 @@ static int need_name(const struct brig_args *a, const char *sub, struct brig_err
 	return brig_pool_check_name(a->pos[1], err);
 }
 
+/* --cgroup-parent: a cgroup path, absolute or relative, of plain
+ * components (no ".", "..", empty ones), no control characters. */
+static int check_cgroup_parent(const char *path, struct brig_error *err)
+{
+	size_t len = strlen(path);
+
+	if (!len || len > 1024)
+		return brig_error_usage(err, "--cgroup-parent \"%s\": expected a cgroup path",
+		                        path);
+	for (const char *p = path; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return brig_error_usage(err,
+			                        "--cgroup-parent: a control character in the path");
+	if (!strcmp(path, "/"))
+		return 0;
+	for (const char *c = path[0] == '/' ? path + 1 : path;;) {
+		const char *end = strchrnul(c, '/');
+		size_t n = (size_t)(end - c);
+
+		if (!n || (n == 1 && c[0] == '.') || (n == 2 && !strncmp(c, "..", 2)))
+			return brig_error_usage(err,
+			                        "--cgroup-parent \"%s\": \".\", \"..\" and empty "
+			                        "components are refused",
+			                        path);
+		if (!*end)
+			return 0;
+		c = end + 1;
+	}
+}
+
 static int create(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {
 	const struct brig_optval *size = brig_cmd_opt(options, ARRAY_SIZE(options), a, "size");
+	const struct brig_optval *cgp =
+	    brig_cmd_opt(options, ARRAY_SIZE(options), a, "cgroup-parent");
 	struct brig_job_opts o = { 0 };
 	struct brig_job_args ja = { 0 };
 	char **flags = NULL, *end;
@@ -108,11 +144,14 @@ static int create(struct brig_cli *cli, struct brig_args *a, struct brig_error *
 	if (size->str[0] < '0' || size->str[0] > '9' || *end || n < 1 || n > 1024)
 		return brig_error_usage(err, "--size \"%s\": expected a number from 1 to 1024",
 		                        size->str);
+	if (cgp->set && check_cgroup_parent(cgp->str, err) < 0)
+		return -1;
 	a->n_pos = 0; /* NAME is not a command */
 	if (brig_cmd_job_parse(options, ARRAY_SIZE(options), a, &ja, &o, err) < 0)
 		goto out;
 	flags = given_flags(a, &n_flags);
-	r = brig_pool_create(&cli->ctx, a->pos[1], n, &o, (const char *const *)flags, n_flags, err);
+	r = brig_pool_create(&cli->ctx, a->pos[1], n, &o, (const char *const *)flags, n_flags,
+	                     cgp->set ? cgp->str : NULL, err);
 out:
 	for (size_t i = 0; i < n_flags; i++)
 		free(flags[i]);
@@ -197,6 +236,11 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 {
 	const char *sub = a->pos[0];
 
+	if (strcmp(sub, "create") &&
+	    brig_cmd_opt(options, ARRAY_SIZE(options), a, "cgroup-parent")->set)
+		return brig_error_usage(err, "--cgroup-parent is a flag of pool create: a "
+		                             "pool's cgroup is decided once");
+
 	if (!strcmp(sub, "create"))
 		return create(cli, a, err);
 	if (!strcmp(sub, "list"))
@@ -245,12 +289,30 @@ const struct brig_command brig_cmd_pool = {
 	    "   waited for; not a daemon): it removes the sandbox once brig job has\n"
 	    "   returned, and starts a replacement (brig pool fill) once the job has run\n"
 	    "   50 ms or is done. An empty pool is a cold start, never an error.\n"
+	    "   A waiting sandbox's init shows as \"brig init\" (/proc/1/cmdline), with\n"
+	    "   an empty environment: nothing of the command line or environment of\n"
+	    "   the brig that made it.\n"
+	    "\n"
+	    "   A claim trusts nothing a pool's ready/ entry says: the sandbox must be\n"
+	    "   the container of that name in --root's state (its init's pid and start\n"
+	    "   time), its hand-off socket one its init made (SO_PEERCRED) and its\n"
+	    "   writable layer the one recorded when it was made. An entry that does\n"
+	    "   not check out gets nothing of the job's (command, --env, stdio,\n"
+	    "   --copy-in, --export): it is removed (with it a sandbox of the pool,\n"
+	    "   never served; a container of another name is left alone), a warning\n"
+	    "   names it, and the claim takes the next one, or runs the job cold\n"
+	    "   (\"pool\": \"miss\").\n"
 	    "\n"
 	    "   pool create NAME --size N [sandbox flags]: make N sandboxes now, with\n"
 	    "   brig job's flags that shape a sandbox (--rootfs or --bundle, --memory,\n"
 	    "   --pids, --cpus, --cpu-time, --writable, --tmpfs, --mount, --network,\n"
 	    "   --user, --seccomp, --keep-caps). Prints nothing; on failure one line,\n"
-	    "   and nothing is left.\n"
+	    "   and nothing is left. Every sandbox's cgroup, whoever fills the pool\n"
+	    "   (create, fill, a claim's replacement) or claims from it, is made under\n"
+	    "   one parent recorded now, in every cgroup hierarchy: the creator's own\n"
+	    "   cgroup (where its brig job's would go), or --cgroup-parent PATH's (an\n"
+	    "   absolute cgroup path, in every hierarchy; a relative one, below the\n"
+	    "   creator's), which must exist. A fill fails, saying so, once it is gone.\n"
 	    "\n"
 	    "   pool list [--format json]: name, size, ready, creating (and options).\n"
 	    "\n"

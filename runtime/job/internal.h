@@ -152,6 +152,12 @@ struct brig_pool_member {
 	uint64_t start;
 };
 bool brig_pool_member_parse(const char *text, struct brig_pool_member *m);
+/* What a member's maker records of it in its job directory (the 0700
+ * state root's, <root>/jobs/<id>/member): @m's fd numbers and host id,
+ * and the device and inode of the upper directory @upperfd, which a claim
+ * checks an entry against (pool.c). */
+int brig_job_member_record(int jobdirfd, const struct brig_pool_member *m, int upperfd,
+                           struct brig_error *err);
 /* The member made ready: its init's pid and start time into @m, and @m
  * into its entry, which moves to ready/. */
 int brig_pool_member_ready(const char *root, const char *name, const char *id,
@@ -162,26 +168,29 @@ struct brig_state;
 struct brig_pool_claim {
 	char *id;
 	int lock;
-	struct brig_pool_member m;
+	struct brig_pool_member m; /* as checked against the member's records */
 	struct brig_state *s;
 	int pidfd;
+	int handoff, upper; /* the init's fds, copied and checked (pool.c) */
+	int rootfd;         /* its root, for --copy-in (brig_pool_adopt) */
 };
-#define BRIG_POOL_CLAIM_INIT            \
-	{                               \
-		.lock = -1, .pidfd = -1 \
+#define BRIG_POOL_CLAIM_INIT                                                      \
+	{                                                                         \
+		.lock = -1, .pidfd = -1, .handoff = -1, .upper = -1, .rootfd = -1 \
 	}
 void brig_pool_claim_release(struct brig_pool_claim *c);
 /* The claimed member's state, for its cgroup's figures: read while the
  * job runs. */
 int brig_pool_claim_state(const struct brig_context *ctx, struct brig_pool_claim *c,
                           struct brig_error *err);
-/* 1 and @c: a member claimed; 0: none ready. */
+/* 1 and @c: a member claimed, checked against what brig recorded of it
+ * (pool.c says what); 0: none ready, or none that checks out. */
 int brig_pool_claim(const struct brig_context *ctx, const char *name, struct brig_pool_claim *c,
                     struct brig_error *err);
 /* The claimed member's root (its init's, with the upper directory its init
  * kept), the socket to hand it the job on (both copied from the init with
  * pidfd_getfd) and its mount namespace (or -1). */
-int brig_pool_adopt(const struct brig_context *ctx, const struct brig_pool_claim *c,
+int brig_pool_adopt(const struct brig_context *ctx, struct brig_pool_claim *c,
                     struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err);
 /* What follows a claim of member @id (NULL: a miss), whose lock is @lock,
  * in a brig of its own (`brig pool follow`, job/pool.c): the member's end
@@ -196,9 +205,10 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
 /* The members of claimers that died with their followers (each follower
  * does this once its own claimer has gone). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);
-/* job.c: make one member of @pool with @o's sandbox. */
+/* job.c: make one member of @pool with @o's sandbox, its cgroup under
+ * @parents (cgroup.h: brig_cgroup_parents; the pool's record). */
 int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
-                           const char *pool, struct brig_error *err);
+                           const char *pool, const char *parents, struct brig_error *err);
 
 /* contrib/seccomp/default.json, built in (default_profile.c) */
 extern const char brig_job_default_profile[];

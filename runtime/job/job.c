@@ -90,6 +90,7 @@ struct job {
 	bool not_started;             /* it said the job could not be started */
 	int mntns;                    /* its mount namespace, for the follower */
 	int refill;                   /* the follower waits for it to close (job/pool.c) */
+	const char *cgroup_parents;   /* a member's: its pool's (cgroup.h) */
 	int keeper;                   /* a restored job's keeper (keep_restored) */
 	uint64_t t0;                  /* when brig began the job: its deadline's start */
 };
@@ -389,6 +390,7 @@ static int start(struct job *j, struct brig_error *err)
 		.stdio = j->stdio,
 		.parent_death = !j->member,
 		.pidfd = &j->pidfd,
+		.cgroup_parents = j->cgroup_parents,
 	};
 
 	if (load_base(j, err) < 0)
@@ -889,15 +891,17 @@ static void job_release(struct job *j)
  */
 static __attribute__((noreturn)) void member_child(const struct brig_context *ctx,
                                                    const struct brig_job_opts *o, const char *pool,
-                                                   char *id, int sock)
+                                                   const char *parents, char *id, int sock)
 {
 	struct job j = JOB_INIT(ctx, o);
 	struct brig_error err = BRIG_ERROR_INIT;
+	struct brig_pool_member m;
 	char entry[64];
 
 	j.id = id;
 	j.member = true;
 	j.pool = pool;
+	j.cgroup_parents = parents;
 	if (start(&j, &err) < 0) {
 		brig_sync_send(sock, BRIG_SYNC_ERROR, err.msg, &err);
 		j.id = NULL; /* the caller's */
@@ -905,14 +909,25 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 		_exit(1);
 	}
 	/* the init, cloned with them open, keeps the upper directory's fd
-	 * and both ends of its hand-off socket */
+	 * and both ends of its hand-off socket; what they are is recorded
+	 * where only brig writes, for the claims to check (job/pool.c) */
+	m = (struct brig_pool_member){ .upper_fd = j.root.upperfd,
+		                       .handoff_fd = j.handoff[1],
+		                       .host_id = j.root.host_id };
+	if (brig_job_member_record(j.root.dirfd, &m, j.root.upperfd, &err) < 0) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+
+		brig_container_delete(ctx, id, true, &ignored);
+		brig_sync_send(sock, BRIG_SYNC_ERROR, err.msg, &err);
+		_exit(1);
+	}
 	snprintf(entry, sizeof(entry), "%d %d %u\n", j.root.upperfd, j.handoff[1], j.root.host_id);
 	brig_sync_send(sock, BRIG_SYNC_READY, entry, &err);
 	_exit(0); /* the container stays, with its mounts: it is the member */
 }
 
 int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
-                           const char *pool, struct brig_error *err)
+                           const char *pool, const char *parents, struct brig_error *err)
 {
 	_cleanup_free_ char *id = NULL;
 	char entry[64] = "";
@@ -937,7 +952,7 @@ int brig_job_member_create(const struct brig_context *ctx, const struct brig_job
 		if (dup2(sock[1], 3) != 3)
 			_exit(1);
 		close_range(4, ~0U, 0);
-		member_child(ctx, o, pool, id, 3);
+		member_child(ctx, o, pool, parents, id, 3);
 	}
 	close(sock[1]);
 	r = child < 0 ? brig_error_setp(err, errno, "fork")

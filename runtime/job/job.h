@@ -93,11 +93,14 @@ int brig_job_gc(const struct brig_context *ctx, struct brig_error *err);
  * options (its rootfs or bundle, limits, mounts, network, user, seccomp,
  * capabilities), each an init that waits for one job; `brig job --pool`
  * claims one.  @flags are those options as given, kept for the members
- * made later (fill) and for list.
+ * made later (fill) and for list.  Every member's cgroup, whoever fills
+ * the pool, is made under the cgroup recorded now: @cgroup_parent
+ * (absolute: that cgroup in every hierarchy; relative: below the
+ * caller's), or with NULL the caller's own (where a job's would go).
  */
 int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned long size,
                      const struct brig_job_opts *o, const char *const *flags, size_t n_flags,
-                     struct brig_error *err);
+                     const char *cgroup_parent, struct brig_error *err);
 /* Make members until the ready and the ones being made reach the size;
  * with @queue, nothing when a fill runs and another waits behind it. */
 int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,

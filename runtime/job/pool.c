@@ -6,6 +6,9 @@
  *
  *   <root>/pools/NAME/options          the shaping flags, NUL-separated
  *   <root>/pools/NAME/size             N
+ *   <root>/pools/NAME/cgroup           where every member's cgroup is made, per
+ *                                      hierarchy (cgroup.h: brig_cgroup_parents),
+ *                                      resolved once, at create
  *   <root>/pools/NAME/creating/<id>    a member being made (its maker's flock)
  *   <root>/pools/NAME/ready/<id>       a member waiting: its init's fds, ids, pid
  *   <root>/pools/NAME/claimed/<id>     a member running a job (its claimer's
@@ -13,14 +16,17 @@
  *   <root>/pools/NAME/fill.lock        held by the fill that runs,
  *   <root>/pools/NAME/fill.next        by the one that waits behind it,
  *   <root>/pools/NAME/fillers          (shared) by every follower
+ *   <root>/jobs/<id>/member            what the member's maker recorded of
+ *                                      it, which a ready/ entry must match
  *
  * A member's mounts (its writable layer, its idmapped rootfs, the overlay)
  * are made in a mount namespace of their own, as a cold job's are in
  * brig's, by a child that exits once the container is created: they live
  * on as the container's root, and the upper directory as an fd its
- * waiting init holds.  The claimer copies in through /proc/<init>/root,
+ * waiting init holds.  The claimer checks the member (verify() below),
  * takes the upper directory and the hand-off socket with pidfd_getfd(),
- * and hands the job over.  Nothing of a pool is mounted in anyone's
+ * copies in through the init's root (opened once, its pidfd checked
+ * after), and hands the job over.  Nothing of a pool is mounted in anyone's
  * namespace but the member's own.  A claim is an flock then a rename from
  * ready/ to claimed/: two claimers never get the same member, and one that
  * dies (with its follower) leaves an unlocked claimed/ entry that the next
@@ -46,10 +52,13 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <linux/magic.h>
 #include <unistd.h>
 
+#include "cgroup/cgroup.h"
 #include "container.h"
 #include "context.h"
 #include "job/job.h"
@@ -60,6 +69,7 @@
 #include "util/fault.h"
 #include "util/fs.h"
 #include "util/id.h"
+#include "util/log.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
 
@@ -109,16 +119,71 @@ static void remove_job_dir(const char *root, const char *id)
 		brig_job_dir_remove(fd, id);
 }
 
+/* The member's own record, <root>/jobs/<id>/member (brig_job_member_record). */
+struct member_record {
+	int upper_fd, handoff_fd;
+	uint32_t host_id;
+	uint64_t dev, ino;
+};
+
+static int read_record(const char *root, const char *id, struct member_record *r)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/jobs/%s/member", root, id);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	char buf[128] = { 0 };
+	struct stat st;
+	int end = 0;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
+		return -1;
+	if (sscanf(buf, "%d %d %" SCNu32 " %" SCNu64 " %" SCNu64 "\n%n", &r->upper_fd,
+	           &r->handoff_fd, &r->host_id, &r->dev, &r->ino, &end) != 5 ||
+	    buf[end])
+		return -1;
+	return 0;
+}
+
+/*
+ * Whether container @id is a pool's member, as only brig records it: its
+ * job directory has the member record, or (a member of an older brig,
+ * which wrote none) its bundle is its job directory and it still waits.
+ * A running cold job whose --id looks like a member's is neither: an
+ * entry's name alone never makes brig delete it.
+ */
+static bool is_member(const char *root, const char *id)
+{
+	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
+	struct brig_error e = BRIG_ERROR_INIT;
+	_cleanup_free_ char *bundle = brig_xasprintf("%s/jobs/%s", root, id);
+	struct member_record rec;
+	bool yes = false;
+
+	if (read_record(root, id, &rec) == 0)
+		return true;
+	if (brig_container_ref_open(&c, root, id, BRIG_LOCK_SHARED, &e) == 0)
+		yes = c.s->bundle && !strcmp(c.s->bundle, bundle) &&
+		      brig_state_status(c.s) == BRIG_STATUS_CREATED;
+	brig_container_ref_close(&c);
+	brig_error_release(&e);
+	return yes;
+}
+
 /* Everything of member @id: its container (and with its init, its
  * processes and cgroup), its namespace, its entries.  In brig's own mount
- * namespace (the host's). */
-static void member_destroy(const struct brig_context *ctx, const char *name, const char *id)
+ * namespace (the host's).  With @checked, the container only if it is a
+ * member (is_member): the entries of ready/ and claimed/ name members
+ * that exist; a half-made one (creating/) may have no record yet. */
+static void member_destroy(const struct brig_context *ctx, const char *name, const char *id,
+                           bool checked)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
-	brig_container_delete(ctx, id, true, &ignored);
+	if (!checked || is_member(ctx->root, id)) {
+		brig_container_delete(ctx, id, true, &ignored);
+		remove_job_dir(ctx->root, id);
+	}
 	brig_error_release(&ignored);
-	remove_job_dir(ctx->root, id);
 	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 		_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
 
@@ -159,6 +224,19 @@ void brig_pool_member_abort(const char *root, const char *name, const char *id, 
 	remove_job_dir(root, id);
 	if (lock >= 0)
 		close(lock);
+}
+
+int brig_job_member_record(int jobdirfd, const struct brig_pool_member *m, int upperfd,
+                           struct brig_error *err)
+{
+	struct stat st;
+	char text[128];
+
+	if (fstat(upperfd, &st) < 0)
+		return brig_error_setp(err, errno, "the writable layer");
+	snprintf(text, sizeof(text), "%d %d %" PRIu32 " %" PRIu64 " %" PRIu64 "\n", m->upper_fd,
+	         m->handoff_fd, m->host_id, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+	return brig_write_file_atomic(jobdirfd, "member", text, strlen(text), 0600, err);
 }
 
 /*
@@ -221,17 +299,149 @@ static bool read_member(int fd, struct brig_pool_member *m)
 	return pread(fd, buf, sizeof(buf) - 1, 0) > 0 && brig_pool_member_parse(buf, m);
 }
 
-/* A pidfd of the init of member @m, if it still waits: its pid is still
- * the process it was (the start time, checked once the pidfd pins it);
- * else -1. */
-static int member_pidfd(const struct brig_pool_member *m)
-{
-	uint64_t start = 0;
-	int fd = m->pid > 0 ? pidfd_open(m->pid, 0) : -1;
+/*
+ * A claim trusts nothing a ready/ entry says (whoever can write the pool
+ * directory can forge one): before anything of the caller's goes to the
+ * member, the member is checked against what only brig writes, under the
+ * 0700 state root:
+ *
+ *   - its id is one brig gives this pool's members ("NAME-" and 12 hex
+ *     digits), and the state root has a container of that id whose bundle
+ *     is the member's job directory: else the entry is not this pool's
+ *     member, and only the entry goes (the container it names, if any,
+ *     is left alone);
+ *   - the entry's pid and start time are the ones that container's state
+ *     records, its init still waits (created), and a pidfd opened for it
+ *     names the same process once open (the start time again);
+ *   - the job directory's record (brig_job_member_record: the fd numbers,
+ *     the job's first host id, the upper directory's device and inode)
+ *     says what the entry says;
+ *   - the fd copied from the init as its hand-off socket is an AF_UNIX
+ *     SOCK_SEQPACKET socket whose peer (SO_PEERCRED) is that init (it
+ *     makes the socket itself, init.c), and the one copied as the upper
+ *     directory is that directory (a directory on a tmpfs, of the device
+ *     and inode recorded).
+ *
+ * A member of this pool that fails a check is destroyed, never served.
+ * Either way the claim goes on to the next entry; with none left it is a
+ * miss (a cold job), and the log says which entry was refused and why.
+ */
+enum verdict { MEMBER_OK, MEMBER_DEAD, MEMBER_REFUSED, NOT_A_MEMBER };
 
-	if (fd >= 0 && (brig_proc_stat(m->pid, NULL, &start) < 0 || start != m->start))
-		close(TAKE_FD(fd));
-	return fd;
+/* "NAME-" and the 12 hex digits of brig_pool_member_begin. */
+static bool member_id(const char *name, const char *id)
+{
+	size_t n = strlen(name);
+
+	if (strncmp(id, name, n) || id[n] != '-' || strlen(id + n + 1) != 12)
+		return false;
+	for (const char *p = id + n + 1; *p; p++)
+		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+			return false;
+	return true;
+}
+
+/* The init's fd @num, copied (brig is root: the kernel lets it). */
+static int copy_fd(int pidfd, int num)
+{
+	return (int)syscall(SYS_pidfd_getfd, pidfd, num, 0);
+}
+
+static bool handoff_ok(int fd, pid_t init)
+{
+	struct ucred peer = { 0 };
+	socklen_t len = sizeof(peer);
+	int domain = 0, type = 0;
+	socklen_t ilen = sizeof(int);
+	struct stat st;
+
+	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode) ||
+	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &ilen) < 0 || domain != AF_UNIX)
+		return false;
+	ilen = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ilen) < 0 || type != SOCK_SEQPACKET)
+		return false;
+	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.pid == init;
+}
+
+static bool upper_ok(int fd, const struct member_record *r)
+{
+	struct statfs sf;
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && fstatfs(fd, &sf) == 0 &&
+	       sf.f_type == TMPFS_MAGIC && (uint64_t)st.st_dev == r->dev &&
+	       (uint64_t)st.st_ino == r->ino;
+}
+
+/* Whether the process of @pidfd is still the one that started at @start:
+ * alive (a signal 0 reaches it) and its pid's start time the same. */
+static bool still_there(int pidfd, pid_t pid, uint64_t start)
+{
+	uint64_t now = 0;
+
+	return pidfd_send_signal(pidfd, 0, NULL, 0) == 0 && brig_proc_stat(pid, NULL, &now) == 0 &&
+	       now == start;
+}
+
+static enum verdict verify(const struct brig_context *ctx, const char *name, const char *id,
+                           struct brig_pool_claim *c, const char **why)
+{
+	struct brig_container_ref ref = BRIG_CONTAINER_REF_INIT;
+	struct brig_error e = BRIG_ERROR_INIT;
+	_cleanup_free_ char *bundle = brig_xasprintf("%s/jobs/%s", ctx->root, id);
+	struct member_record rec;
+	pid_t pid;
+	uint64_t start;
+	bool created;
+
+	if (!member_id(name, id)) {
+		*why = "not a name of this pool's members";
+		return NOT_A_MEMBER;
+	}
+	if (brig_container_ref_open(&ref, ctx->root, id, BRIG_LOCK_SHARED, &e) < 0 ||
+	    !ref.s->bundle || strcmp(ref.s->bundle, bundle)) {
+		brig_container_ref_close(&ref);
+		brig_error_release(&e);
+		*why = "no member of this pool has that id";
+		return NOT_A_MEMBER;
+	}
+	pid = ref.s->pid;
+	start = ref.s->pid_start;
+	created = brig_state_status(ref.s) == BRIG_STATUS_CREATED;
+	brig_container_ref_close(&ref);
+	if (!is_member(ctx->root, id)) {
+		*why = "no member of this pool has that id";
+		return NOT_A_MEMBER;
+	}
+	if (!created)
+		return MEMBER_DEAD;
+	if (c->m.pid != pid || c->m.start != start) {
+		*why = "its pid is not its init's";
+		return MEMBER_REFUSED;
+	}
+	if (read_record(ctx->root, id, &rec) < 0 || rec.upper_fd != c->m.upper_fd ||
+	    rec.handoff_fd != c->m.handoff_fd || rec.host_id != c->m.host_id) {
+		*why = "it does not say what the member's record says";
+		return MEMBER_REFUSED;
+	}
+	c->pidfd = pidfd_open(pid, 0);
+	if (c->pidfd < 0 || !still_there(c->pidfd, pid, start))
+		return MEMBER_DEAD;
+	c->handoff = copy_fd(c->pidfd, rec.handoff_fd);
+	if (c->handoff < 0 || !handoff_ok(c->handoff, pid)) {
+		*why = "its hand-off socket is not its init's";
+		return MEMBER_REFUSED;
+	}
+	c->upper = copy_fd(c->pidfd, rec.upper_fd);
+	if (c->upper < 0 || !upper_ok(c->upper, &rec)) {
+		*why = "its upper directory is not the member's";
+		return MEMBER_REFUSED;
+	}
+	/* the fds were copied from that very process */
+	if (!still_there(c->pidfd, pid, start))
+		return MEMBER_DEAD;
+	return MEMBER_OK;
 }
 
 int brig_pool_claim_state(const struct brig_context *ctx, struct brig_pool_claim *c,
@@ -253,6 +463,12 @@ void brig_pool_claim_release(struct brig_pool_claim *c)
 		close(c->lock);
 	if (c->pidfd >= 0)
 		close(c->pidfd);
+	if (c->handoff >= 0)
+		close(c->handoff);
+	if (c->upper >= 0)
+		close(c->upper);
+	if (c->rootfd >= 0)
+		close(c->rootfd);
 	if (c->s)
 		brig_state_free(c->s);
 	*c = (struct brig_pool_claim)BRIG_POOL_CLAIM_INIT;
@@ -273,6 +489,8 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 		           ? brig_error_sete(err, ENOENT, "pool \"%s\" does not exist", name)
 		           : brig_error_setp(err, errno, "pool \"%s\"", name);
 	while ((e = readdir(d))) {
+		const char *why = "it cannot be read", *unread = NULL;
+		enum verdict v;
 		int fd;
 
 		if (e->d_name[0] == '.')
@@ -286,10 +504,23 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 			close(fd);
 			continue;
 		}
-		if (!read_member(fd, &c->m) || (c->pidfd = member_pidfd(&c->m)) < 0) {
-			/* its init died while it waited: gone, and the next */
+		if (!read_member(fd, &c->m))
+			c->m = (struct brig_pool_member){ .pid = -1 };
+		else
+			why = NULL;
+		v = verify(ctx, name, e->d_name, c, why ? &unread : &why);
+		if (v != MEMBER_OK) {
+			if (v != MEMBER_DEAD)
+				brig_warn("pool \"%s\": entry \"%s\" refused: %s", name, e->d_name,
+				          why);
 			brig_pool_claim_release(c);
-			member_destroy(ctx, name, e->d_name);
+			/* its init died while it waited, or it is not to be
+			 * trusted: gone, and the next; what is not this pool's
+			 * member loses its entry only */
+			if (v == NOT_A_MEMBER)
+				unlinkat(to, e->d_name, 0);
+			else
+				member_destroy(ctx, name, e->d_name, true);
 			close(fd);
 			continue;
 		}
@@ -301,26 +532,28 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 	return 0;
 }
 
-int brig_pool_adopt(const struct brig_context *ctx, const struct brig_pool_claim *c,
+int brig_pool_adopt(const struct brig_context *ctx, struct brig_pool_claim *c,
                     struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err)
 {
-	char ns[64];
-	int upper;
+	char path[64];
 
-	/* the init's fds, copied: brig is root, the init brig's own child's */
-	upper = (int)syscall(SYS_pidfd_getfd, c->pidfd, c->m.upper_fd, 0);
-	*handoff = upper < 0 ? -1 : (int)syscall(SYS_pidfd_getfd, c->pidfd, c->m.handoff_fd, 0);
-	if (*handoff < 0) {
-		brig_error_setp(err, errno, "the fds of pool member \"%s\"", c->id);
-		if (upper >= 0)
-			close(upper);
-		return -1;
-	}
-	brig_job_root_adopt(r, ctx->root, c->id, c->m.pid, upper, c->m.host_id);
+	/* the init's root for --copy-in, opened by pid, then the pidfd asked
+	 * whether that is still the init: a pid reused meanwhile is another
+	 * process, whose root is not the member's */
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)c->m.pid);
+	c->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->rootfd < 0 || !still_there(c->pidfd, c->m.pid, c->m.start))
+		return brig_error_setp(err, c->rootfd < 0 ? errno : ESRCH,
+		                       "the root of pool member \"%s\"", c->id);
+	brig_job_root_adopt(r, ctx->root, c->id, c->m.pid, TAKE_FD(c->upper), c->m.host_id);
+	/* what copy-in opens is that root, by the fd the check pinned */
+	free(r->merged);
+	r->merged = brig_xasprintf("/proc/self/fd/%d", c->rootfd);
+	*handoff = TAKE_FD(c->handoff);
 	/* opened by pid, then the pidfd asked whether that is still the init */
-	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)c->m.pid);
-	*mntns = open(ns, O_RDONLY | O_CLOEXEC);
-	if (*mntns >= 0 && pidfd_send_signal(c->pidfd, 0, NULL, 0) < 0)
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)c->m.pid);
+	*mntns = open(path, O_RDONLY | O_CLOEXEC);
+	if (*mntns >= 0 && !still_there(c->pidfd, c->m.pid, c->m.start))
 		close(TAKE_FD(*mntns));
 	return 0;
 }
@@ -382,13 +615,74 @@ static void each_member(const struct brig_context *ctx, const char *name, const 
 			continue;
 		if (only_dead && member_waits(ctx->root, e->d_name))
 			continue;
-		member_destroy(ctx, name, e->d_name);
+		member_destroy(ctx, name, e->d_name, strcmp(sub, "creating") != 0);
 	}
 }
 
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name)
 {
 	each_member(ctx, name, "claimed", true, false);
+}
+
+/*
+ * The pool's cgroup parents (<pool>/cgroup), read back as carefully as
+ * they were written: a regular file of brig's own, not writable by
+ * others, bounded, each line "<hierarchy>\t<a directory under
+ * /sys/fs/cgroup>" (the cgroup layer checks the directory again), and
+ * each directory there: a member is never made elsewhere, nor does it
+ * make the parent (which its delete would then remove).
+ */
+static int parents_check(const char *name, const char *text, struct brig_error *err)
+{
+	for (const char *l = text; *l;) {
+		const char *tab = strchr(l, '\t'), *end = strchrnul(l, '\n');
+		_cleanup_free_ char *dir = NULL;
+		struct stat st;
+
+		if (!tab || tab > end || !*end || strncmp(tab + 1, "/sys/fs/cgroup/", 15))
+			return brig_error_set(err, "pool \"%s\": a bad cgroup parent record", name);
+		dir = brig_xasprintf("%.*s", (int)(end - tab - 1), tab + 1);
+		if (stat(dir, &st) < 0)
+			return brig_error_setp(err, errno, "pool \"%s\": cgroup parent \"%s\"",
+			                       name, dir);
+		if (!S_ISDIR(st.st_mode))
+			return brig_error_setp(err, ENOTDIR, "pool \"%s\": cgroup parent \"%s\"",
+			                       name, dir);
+		l = end + 1;
+	}
+	return 0;
+}
+
+static char *read_parents(const char *dir, const char *name, struct brig_error *err)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/cgroup", dir);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	char *text = NULL;
+	struct stat st;
+	size_t len;
+
+	if (fd < 0)
+		return errno == ENOENT ? (brig_error_sete(err, ENOENT,
+		                                          "pool \"%s\": no cgroup parent recorded "
+		                                          "(made by an older brig: destroy it and "
+		                                          "create it again)",
+		                                          name),
+		                          NULL)
+		                       : (brig_error_setp(err, errno, "open \"%s\"", path), NULL);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022)) {
+		brig_error_set(err, "\"%s\": not a file of brig's own", path);
+		return NULL;
+	}
+	if (brig_read_fd(fd, path, 1 << 16, &text, &len, err) < 0)
+		return NULL;
+	if (strlen(text) != len || parents_check(name, text, err) < 0) {
+		if (!err->msg)
+			brig_error_set(err, "pool \"%s\": a bad cgroup parent record", name);
+		free(text);
+		return NULL;
+	}
+	return text;
 }
 
 /*
@@ -405,6 +699,7 @@ static int fill_members(const struct brig_context *ctx, const char *name,
 	_cleanup_free_ char *lockpath = brig_xasprintf("%s/fill.lock", dir);
 	_cleanup_free_ char *nextpath = brig_xasprintf("%s/fill.next", dir);
 	_cleanup_close_ int lock = -1, next = -1;
+	_cleanup_free_ char *parents = NULL;
 	unsigned long size;
 
 	if (queue) {
@@ -422,10 +717,14 @@ static int fill_members(const struct brig_context *ctx, const char *name,
 		close(TAKE_FD(next));
 	if (read_size(dir, &size, err) < 0)
 		return brig_error_wrap(err, "pool \"%s\"", name);
+	/* under the pool's cgroup, whoever fills it */
+	parents = read_parents(dir, name, err);
+	if (!parents)
+		return -1;
 	/* members whose init died do not count: gone first */
 	each_member(ctx, name, "ready", true, true);
 	while (count(dir, "ready", false) + count(dir, "creating", true) < size)
-		if (brig_job_member_create(ctx, o, name, err) < 0)
+		if (brig_job_member_create(ctx, o, name, parents, err) < 0)
 			return -1;
 	return 0;
 }
@@ -505,7 +804,7 @@ int brig_pool_follower(const struct brig_context *ctx, const char *name, const c
 	/* the claimer has gone: its member, then those of claimers that
 	 * died with their followers */
 	if (id)
-		member_destroy(ctx, name, id);
+		member_destroy(ctx, name, id, true);
 	brig_pool_gc_claims(ctx, name);
 	if (refilled)
 		return 0;
@@ -576,12 +875,15 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
 /* ------------------------------------------------------------ the pool */
 
 static int write_options(int dirfd, const char *const *flags, size_t n, unsigned long size,
-                         struct brig_error *err)
+                         const char *parents, struct brig_error *err)
 {
 	struct brig_strbuf b = BRIG_STRBUF_INIT;
 	char sz[32];
 	int r;
 
+	/* before the options, which say that the pool is whole */
+	if (brig_write_file_atomic(dirfd, "cgroup", parents, strlen(parents), 0600, err) < 0)
+		return -1;
 	for (size_t i = 0; i < n; i++)
 		brig_strbuf_add(&b, flags[i], strlen(flags[i]) + 1);
 	r = brig_write_file_atomic(dirfd, "options", b.buf ? b.buf : "", b.len, 0600, err);
@@ -594,14 +896,30 @@ static int write_options(int dirfd, const char *const *flags, size_t n, unsigned
 
 int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned long size,
                      const struct brig_job_opts *o, const char *const *flags, size_t n_flags,
-                     struct brig_error *err)
+                     const char *cgroup_parent, struct brig_error *err)
 {
 	_cleanup_free_ char *pools = brig_xasprintf("%s/pools", ctx->root);
 	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
+	_cleanup_free_ char *parents = NULL;
 	_cleanup_close_ int fd = -1;
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
-	if (brig_job_protect_exe(ctx, o, err) < 0 || brig_mkdir_p(pools, 0700, err) < 0)
+	if (brig_job_protect_exe(ctx, o, err) < 0)
+		return -1;
+	/* the members' cgroup parent, resolved once, now: the creator's
+	 * cgroup, or --cgroup-parent's, in every hierarchy */
+	parents = brig_cgroup_parents(cgroup_parent, err);
+	if (!parents)
+		return -1;
+	if (parents_check(name, parents, err) < 0) {
+		if (cgroup_parent) {
+			brig_error_release(err);
+			return brig_error_usage(err, "--cgroup-parent \"%s\": no such cgroup",
+			                        cgroup_parent);
+		}
+		return -1;
+	}
+	if (brig_mkdir_p(pools, 0700, err) < 0)
 		return -1;
 	if (mkdir(dir, 0700) < 0)
 		return errno == EEXIST ? brig_error_sete(err, EEXIST, "pool \"%s\" exists", name)
@@ -616,7 +934,7 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
 			brig_error_setp(err, errno, "mkdir \"%s/%s\"", dir, subdirs[i]);
 			goto fail;
 		}
-	if (write_options(fd, flags, n_flags, size, err) < 0)
+	if (write_options(fd, flags, n_flags, size, parents, err) < 0)
 		goto fail;
 	if (fill_members(ctx, name, o, false, err) == 0)
 		return 0;
@@ -645,6 +963,7 @@ static int remove_pool(const struct brig_context *ctx, const char *tomb, struct 
 			unlinkat(fd, subdirs[i], AT_REMOVEDIR);
 		unlinkat(fd, "options", 0);
 		unlinkat(fd, "size", 0);
+		unlinkat(fd, "cgroup", 0);
 		unlinkat(fd, "fill.lock", 0);
 		unlinkat(fd, "fill.next", 0);
 		unlinkat(fd, "fillers", 0);
