@@ -79,7 +79,15 @@ int brig_write_file_atomic(int dirfd, const char *path, const void *data, size_t
 	const char *p = data;
 
 	tmp = brig_xasprintf("%s.tmp.%d", path, (int)getpid());
-	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	/* a new file, never one found at the name: the directory may be one
+	 * that others write (a --pid-file in a container's volume), and what
+	 * they left there (a symlink, a hard link of another file, a FIFO
+	 * that would block the open) is removed, not written through */
+	for (int tries = 0; fd < 0 && tries < 8; tries++) {
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+		if (fd < 0 && (errno != EEXIST || unlinkat(dirfd, tmp, 0) < 0))
+			break;
+	}
 	if (fd < 0)
 		return brig_error_setp(err, errno, "create \"%s\"", tmp);
 	while (len > 0) {

@@ -22,6 +22,9 @@ int brig_read_file(int dirfd, const char *path, size_t max, char **out, size_t *
 /*
  * Replace @path (relative to @dirfd) with @data atomically: write a
  * temporary file beside it, fsync nothing (state lives in tmpfs), rename.
+ * The temporary file is always a new one (O_EXCL, O_NOFOLLOW): whatever
+ * was at its name (a symlink, a hard link, a FIFO) is removed first, never
+ * written through or opened.  A symlink at @path is replaced, not followed.
  */
 int brig_write_file_atomic(int dirfd, const char *path, const void *data, size_t len, mode_t mode,
                            struct brig_error *err);
