@@ -273,22 +273,49 @@ int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t wr
 	return 0;
 }
 
-/* The directories of @dir (inside @root) that brig made (owned by the
- * host's root, where the rootfs's own are idmapped) go to the job's user. */
-static void own_made_dirs(int root, const char *dir, uid_t uid, gid_t gid)
+/* Which of the directories on @dir's path (inside @root) are missing:
+ * bit k for the k-th component (the first 64; deeper ones are never
+ * given away). */
+static uint64_t missing_dirs(int root, const char *dir)
 {
 	_cleanup_free_ char *p = brig_xstrdup(dir);
+	uint64_t missing = 0;
+	unsigned int k = 0;
 
-	for (char *slash = p + 1; slash && *slash;) {
+	for (char *slash = p + 1; slash && *slash && k < 64; k++) {
 		_cleanup_close_ int fd = -1;
-		struct stat st;
 
 		slash = strchr(slash, '/');
 		if (slash)
 			*slash = '\0';
 		fd = brig_open_in_root(root, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
-		if (fd >= 0 && fstat(fd, &st) == 0 && st.st_uid == 0)
-			fchownat(fd, "", uid, gid, AT_EMPTY_PATH);
+		if (fd < 0 && errno == ENOENT)
+			missing |= UINT64_C(1) << k;
+		if (slash)
+			*slash++ = '/';
+	}
+	return missing;
+}
+
+/* The directories on @dir's path that brig has just made (@made, from
+ * missing_dirs before) go to the job's user; none that was there before:
+ * those are the rootfs's (or, through a symlink of it, another mount's). */
+static void own_made_dirs(int root, const char *dir, uint64_t made, uid_t uid, gid_t gid)
+{
+	_cleanup_free_ char *p = brig_xstrdup(dir);
+	unsigned int k = 0;
+
+	for (char *slash = p + 1; slash && *slash && k < 64; k++) {
+		_cleanup_close_ int fd = -1;
+
+		slash = strchr(slash, '/');
+		if (slash)
+			*slash = '\0';
+		if (made & (UINT64_C(1) << k)) {
+			fd = brig_open_in_root(root, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+			if (fd >= 0)
+				fchownat(fd, "", uid, gid, AT_EMPTY_PATH);
+		}
 		if (slash)
 			*slash++ = '/';
 	}
@@ -334,6 +361,7 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 	_cleanup_close_ int src = -1, root = -1, parent = -1, dst = -1, sub = -1;
 	char *slash;
 	struct stat st;
+	uint64_t root_mnt, made;
 	const struct brig_job_copy_bounds owner = { .uid = r->host_id + uid,
 		                                    .gid = r->host_id + gid };
 
@@ -351,11 +379,21 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 	root = open(r->merged, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", r->merged);
-	/* inside the job's root, whatever its symlinks say */
-	parent = brig_mkpath_in_root(root, clean, BRIG_MKPATH_DIR, err);
+	/* inside the job's root, whatever its symlinks say, and on the root's
+	 * own mount: never through a symlink into a bind of the host's, the
+	 * job's /proc or another of a pool member's mounts, where brig, as
+	 * root, would write what the job's ids could not */
+	root_mnt = brig_mnt_id(root);
+	made = missing_dirs(root, clean);
+	parent = brig_mkpath_on_mounts(root, clean, BRIG_MKPATH_DIR, &root_mnt, 1, err);
 	if (parent < 0)
 		return -1;
-	own_made_dirs(root, clean, owner.uid, owner.gid);
+	if (!brig_mnt_id_in(parent, &root_mnt, 1))
+		return brig_error_set(err,
+		                      "\"%s\": not in the job's own root filesystem (a mount "
+		                      "or a symlink to one is on its path)",
+		                      path);
+	own_made_dirs(root, clean, made, owner.uid, owner.gid);
 	dst = brig_open_in_root(parent, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (dst < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", clean);

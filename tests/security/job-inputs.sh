@@ -109,18 +109,26 @@ t_copy_in_symlinks() {
 
 # A pool member's root has its binds mounted when brig copies in (through
 # its init's root): a symlink of the image into a :rw bind of the host
-# leads a --copy-in there.  The bind's root-owned directory that the job
-# may not write stays the host root's, and nothing is written in it.
+# leads a --copy-in there.  brig, as root, must not write what the job's
+# ids could not: the copy is refused (it stays on the root's own mount),
+# the bind's root-owned directory stays the host root's, and nothing is
+# written in it.  Before the fix, with a user namespace the file landed
+# in the host's root-owned directory as the job's host uid; with
+# --no-userns the directory itself was chowned to the job's uid 1000
+# (brig gave away every root-owned directory on the path, not only those
+# it made), and the job then wrote into it.  ARGS: extra pool flags.
 t_copy_in_pool_bind() {
 	private_rootfs
 	mkdir -p "$T/vol/protected"
 	chmod 0755 "$T/vol" "$T/vol/protected"
 	echo "copied-$RANDOM" >"$T/payload"
 	ln -s /vol "$T/rootfs/link"
-	mkpool P --rootfs "$T/rootfs" --mount "$T/vol:/vol:rw" --user 1000:1000 || return
+	mkpool P --rootfs "$T/rootfs" --mount "$T/vol:/vol:rw" --user 1000:1000 "$@" || return
 	ready_one P || return
 	pjob P --copy-in "$T/payload:/link/protected/x" -- sh -c 'echo pwned >/vol/protected/y'
 	diag "--copy-in /link/protected/x: status $rc, $(_show "$out$err"), pool $(res pool)"
+	assert_rc 125
+	assert_contains "$err" "not in the job's own root filesystem"
 	assert_eq "$(stat -c %u:%g "$T/vol/protected")" 0:0 "the owner of the bind's protected directory"
 	assert_empty_dir "$T/vol/protected"
 	rmpool P
@@ -401,6 +409,7 @@ t_pid_file() {
 
 tap_test "--copy-in through the rootfs's symlinks out of it writes nothing on the host" t_copy_in_symlinks
 tap_test "--copy-in through a symlink into a pool member's rw bind leaves its root-owned directory alone" t_copy_in_pool_bind
+tap_test "--copy-in through a symlink into a --no-userns pool member's rw bind: refused, the directory stays root's" t_copy_in_pool_bind --no-userns
 tap_test "a job sees only fds 0, 1, 2 whatever its caller has open and LISTEN_FDS says" t_fds
 tap_test "--cwd through /proc/self/fd/N and other magic links: refused or inside the root" t_cwd
 tap_test "the rootfs's setuid-root file gives no euid 0, its device nodes are unusable" t_setuid_dev
