@@ -376,6 +376,30 @@ static int null_stdio(struct job *j, struct brig_error *err)
 	return 0;
 }
 
+/* The result's warning for a job without a user namespace of its own:
+ * what it really has, the capabilities it keeps (a pool's member was made
+ * with the same options, its claimer's @j->o). */
+static void warn_no_userns(struct job *j)
+{
+	const struct brig_job_opts *o = j->o;
+	struct brig_strbuf caps = BRIG_STRBUF_INIT;
+
+	for (size_t i = 0; i < o->n_keep_caps; i++) {
+		const char *c = o->keep_caps[i];
+
+		brig_strbuf_addf(&caps, "%s%s%s", i ? ", " : "",
+		                 strncasecmp(c, "CAP_", 4) ? "CAP_" : "", c);
+	}
+	for (char *p = caps.buf; p && *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	free(j->warning);
+	j->res.warning = j->warning = brig_xasprintf(
+	    "%s: the job's root is the host's root, %s%s",
+	    o->no_userns ? "no user namespace (--no-userns)" : "the host has no user namespaces",
+	    caps.len ? "with " : "without capabilities", caps.len ? caps.buf : "");
+	brig_strbuf_release(&caps);
+}
+
 /* Build everything up to the started job (or, for a pool's member, up to
  * its created container, whose init waits). */
 static int start(struct job *j, struct brig_error *err)
@@ -403,25 +427,8 @@ static int start(struct job *j, struct brig_error *err)
 	j->root.userns = !o->no_userns && userns_available();
 	/* its binds get an id range of their own all the same (config.c) */
 	j->root.bind_ids = !j->root.userns;
-	if (!j->root.userns) {
-		struct brig_strbuf caps = BRIG_STRBUF_INIT;
-
-		/* what the job really has: the capabilities it keeps */
-		for (size_t i = 0; i < o->n_keep_caps; i++) {
-			const char *c = o->keep_caps[i];
-
-			brig_strbuf_addf(&caps, "%s%s%s", i ? ", " : "",
-			                 strncasecmp(c, "CAP_", 4) ? "CAP_" : "", c);
-		}
-		for (char *p = caps.buf; p && *p; p++)
-			*p = (char)toupper((unsigned char)*p);
-		j->res.warning = j->warning = brig_xasprintf(
-		    "%s: the job's root is the host's root, %s%s",
-		    o->no_userns ? "no user namespace (--no-userns)"
-		                 : "the host has no user namespaces",
-		    caps.len ? "with " : "without capabilities", caps.len ? caps.buf : "");
-		brig_strbuf_release(&caps);
-	}
+	if (!j->root.userns)
+		warn_no_userns(j);
 	if (brig_job_private_mounts(err) < 0)
 		return -1;
 	if ((j->member ? null_stdio(j, err) : open_stdio(j, err)) < 0)
@@ -475,6 +482,9 @@ static int start_claimed(struct job *j, struct brig_error *err)
 
 	if (o->export_dir && brig_mkdir_p(o->export_dir, 0755, err) < 0)
 		return brig_error_wrap(err, "--export");
+	/* the member was made with these options: a hit warns as a cold job */
+	if (o->no_userns || !userns_available())
+		warn_no_userns(j);
 	j->created = true;
 	if (brig_pool_adopt(j->ctx, &j->claim, &j->root, &sock, &j->mntns, err) < 0)
 		return -1;

@@ -64,6 +64,33 @@ t_warning() {
 	assert_clean
 }
 
+# A hit of a --no-userns pool warns as a cold job of its options does: its
+# member has no user namespace either, and the capabilities its pool
+# keeps.  Before the fix a hit's warning was null (found by attacking
+# docs/SECURITY.md's gaps: the warning was set on the cold path only).
+t_warning_pool() {
+	local i
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy nu
+	run_cmd "$BRIG" --root "$T/root" pool create nu --rootfs "$ROOTFS" --size 1 \
+		--no-userns --keep-caps NET_RAW
+	assert_rc 0 || return
+	for i in $(seq 1 50); do
+		[ -n "$(ls "$T/root/pools/nu/ready" 2>/dev/null)" ] && break
+		sleep 0.2
+	done
+	rm -f "$T/result.json"
+	bj --pool nu --result "$T/result.json" -- true
+	assert_rc 0
+	assert_res pool '"hit"'
+	assert_res warning \
+		'"no user namespace (--no-userns): the job'"'"'s root is the host'"'"'s root, with CAP_NET_RAW"'
+	run_cmd "$BRIG" --root "$T/root" pool destroy nu
+	assert_rc 0
+	assert_eq "$("$BRIG" --root "$T/root" list -q 2>&1)" "" "brig list -q"
+	assert_eq "$(cgroups_left)" "" "cgroup directories left"
+	assert_eq "$(strays)" "" "processes left"
+}
+
 # ------------------------------------------------------------ the CPU bound
 
 # cpu_bound PID: the CPU bound of PID's cgroup as "QUOTA PERIOD" ("max
@@ -150,6 +177,7 @@ t_cpus_bad() {
 tap_test "io_uring_setup is refused to a job" t_io_uring ""
 tap_test "io_uring_setup is refused to a job (--no-userns)" t_io_uring --no-userns
 tap_test "the warning without a user namespace names the capabilities kept" t_warning
+tap_test "a hit of a --no-userns pool warns as its cold job would" t_warning_pool
 tap_test "a job's cgroup has a quota of one CPU by default, none with --cpus 0" t_cpu_default
 tap_test "a job of two busy processes gets about one CPU" t_cpu_held
 tap_test "a pool's member has a quota of one CPU by default" t_cpu_pool
