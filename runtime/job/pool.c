@@ -590,9 +590,17 @@ static int read_size(const char *dir, unsigned long *size, struct brig_error *er
 	_cleanup_free_ char *path = brig_xasprintf("%s/size", dir), *text = NULL;
 	size_t len;
 
+	char *end;
+
 	if (brig_read_file(AT_FDCWD, path, 64, &text, &len, err) < 0)
 		return -1;
-	*size = strtoul(text, NULL, 10);
+	/* as pool create wrote it: 1 to 1024 and a newline, or nothing is
+	 * made (a fill must never make members until something runs out) */
+	errno = 0;
+	*size = strtoul(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || errno || (*end && strcmp(end, "\n")) || *size < 1 ||
+	    *size > 1024)
+		return brig_error_set(err, "\"%s\": not a size from 1 to 1024", path);
 	return 0;
 }
 

@@ -135,6 +135,31 @@ t_copy_in_pool_bind() {
 	assert_clean
 }
 
+# A pool's size file changed behind brig's back: a fill must not make
+# members until something runs out.  Before the fix it was read with a
+# bare strtoul: "2junk" made 2 members, "-1" listed as 18446744073709551615
+# and a fill would have made members without end.  Now anything but what
+# pool create writes (1 to 1024 and a newline) stops the fill, in one
+# line, with nothing made.
+t_pool_size() {
+	local v n
+	mkpool S --rootfs "$ROOTFS" || return
+	ready_one S || return
+	for v in 2junk -1 99999 0 "" " 3"; do
+		printf '%s\n' "$v" >"$T/root/pools/S/size"
+		bp fill S
+		assert_rc 125 "pool fill with a size of \"$v\""
+		assert_lines 1 "$err" "stderr of pool fill with a size of \"$v\""
+		assert_contains "$err" "not a size from 1 to 1024"
+		n=$(find "$T/root/pools/S/ready" "$T/root/pools/S/creating" -mindepth 1 -maxdepth 1 \
+			2>/dev/null | grep -c .)
+		assert_eq "$n" 1 "members after pool fill with a size of \"$v\""
+	done
+	printf '1\n' >"$T/root/pools/S/size"
+	rmpool S
+	assert_clean
+}
+
 # ------------------------------------------------------------------ fds
 
 # FDS_PROBE: what the job reports of its fds: its shell's (its process's)
@@ -410,6 +435,7 @@ t_pid_file() {
 tap_test "--copy-in through the rootfs's symlinks out of it writes nothing on the host" t_copy_in_symlinks
 tap_test "--copy-in through a symlink into a pool member's rw bind leaves its root-owned directory alone" t_copy_in_pool_bind
 tap_test "--copy-in through a symlink into a --no-userns pool member's rw bind: refused, the directory stays root's" t_copy_in_pool_bind --no-userns
+tap_test "a pool's size file changed behind brig's back: no fill beyond 1 to 1024" t_pool_size
 tap_test "a job sees only fds 0, 1, 2 whatever its caller has open and LISTEN_FDS says" t_fds
 tap_test "--cwd through /proc/self/fd/N and other magic links: refused or inside the root" t_cwd
 tap_test "the rootfs's setuid-root file gives no euid 0, its device nodes are unusable" t_setuid_dev
