@@ -112,12 +112,26 @@ static void remove_job_dir(const char *root, const char *id)
 /* Everything of member @id: its container (and with its init, its
  * processes and cgroup), its namespace, its entries.  In brig's own mount
  * namespace (the host's). */
+static bool read_member(int fd, struct brig_pool_member *m);
+
 static void member_destroy(const struct brig_context *ctx, const char *name, const char *id)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
+	struct brig_pool_member m = { .host_id = 0 };
 
+	/* its id range, as its entry says: the lock was its init's, gone
+	 * with it, and the range's file goes next (job/rootfs.c) */
+	for (size_t i = 0; i < ARRAY_SIZE(subdirs) && !m.host_id; i++) {
+		_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
+		_cleanup_close_ int fd = open(e, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+		if (fd < 0 || !read_member(fd, &m))
+			m.host_id = 0;
+	}
 	brig_container_delete(ctx, id, true, &ignored);
 	brig_error_release(&ignored);
+	if (m.host_id)
+		brig_job_ids_release(m.host_id);
 	remove_job_dir(ctx->root, id);
 	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 		_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
