@@ -30,6 +30,7 @@
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 
 /* Without a "brig" entry in /etc/subuid and /etc/subgid, jobs map their ids
@@ -122,6 +123,8 @@ static int lock_slot(int dirfd, const char *locks, const char *name, struct brig
 
 		if (fd < 0)
 			return brig_error_setp(err, errno, "open \"%s/%s\"", locks, name);
+		/* (where a release may unlink the file under the claimer) */
+		brig_fault("job.ids-lock");
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			errno = EWOULDBLOCK;
 			return -1;
