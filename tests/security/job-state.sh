@@ -33,7 +33,13 @@
 #    range now (its file is locked: /proc/locks says so, without this
 #    test taking any lock).  And removing a lock file never lets two jobs
 #    hold one range: 16 jobs at once, with short jobs claiming and
-#    releasing ranges around them all the while, never share a host id.
+#    releasing ranges around them all the while, never share a host id;
+#    and the race itself, made to happen with a brig built with
+#    --enable-fault-injection (stopped between opening a range's file and
+#    locking it, while the file is unlinked and a new one at its name is
+#    locked by another holder), does not give it the held range.  A brig
+#    whose claimer took the lock of the unlinked file as the range's got
+#    that range (checked: that test fails on such a build).
 #
 # A test's containers are under its own --root "$T/root", its results and
 # directories under $T; each asserts that nothing is left (the harness
@@ -323,6 +329,59 @@ t_ids_concurrent() {
 	assert_clean
 }
 
+# The race that removing lock files opens, made to happen: a claimer has
+# opened a range's file and not locked it yet (BRIG_FAULT stops it there)
+# when the range is let go of (the file unlinked) and taken by another
+# holder (a new file at the name, locked: here the test's own flock, as a
+# claim takes it).  The claimer then locks the unlinked file: it must see
+# that it is no longer the one at its name and not take that range.
+t_ids_unlinked_under_claimer() {
+	local slot f pid holder base n
+	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
+		skip "brig was built without --enable-fault-injection (CI's asan build has it)"
+	require_cmd flock
+	mkdir -p "$T/tmp"
+	BRIG_FAULT=job.ids-lock:stop TMPDIR=$T/tmp "$BRIG" --root "$T/root" job --rootfs "$ROOTFS" \
+		-- cat /proc/self/uid_map </dev/null >"$T/b.out" 2>"$T/b.err" &
+	pid=$!
+	defer kill_wait "$pid"
+	wait_until 20 eval '[ "$(proc_state "$pid")" = T ]' ||
+		{ fail "brig did not stop before its first lock: $(cat "$T/b.err")"; return; }
+	for f in /proc/"$pid"/fd/*; do
+		case $(readlink "$f") in "$IDS"/*) slot=$(readlink "$f") ;; esac
+	done
+	slot=${slot#"$IDS"/}
+	assert_match "$slot" '^[0-9]+$' "the slot brig opened" || return
+	# released, then taken: a new file at the name, locked
+	rm -f "$IDS/$slot"
+	(
+		exec 9>"$IDS/$slot" && flock -x 9 && exec sleep 60
+	) &
+	holder=$!
+	defer kill_wait "$holder"
+	defer rm -f "$IDS/$slot"
+	wait_until 10 eval 'grep -Eq " [0-9a-f]+:[0-9a-f]+:$(stat -c %i "$IDS/$slot" 2>/dev/null) " /proc/locks' ||
+		{ fail "the test's holder did not lock $IDS/$slot"; return; }
+	# (it stops again before each lock it tries next: let it go on)
+	for ((n = 0; n < 600; n++)); do
+		case $(proc_state "$pid") in
+		T) kill -CONT "$pid" ;;
+		Z | "") break ;;
+		esac
+		sleep 0.05
+	done
+	wait_exit "$pid" 30
+	assert_eq "$rc:$(cat "$T/b.err")" "0:" "the claimer's status"
+	base=$(awk '$1 == 0 { print $2 }' "$T/b.out")
+	assert_match "$base" '^[0-9]+$' "the claimer's uid_map: $(cat "$T/b.out")"
+	assert_ne "$base" $((ID_START + slot * 65536)) \
+		"the claimer's host uid (the range of slot $slot, held by another)"
+	# the test's own lock file: removed while it holds it
+	rm -f "$IDS/$slot"
+	kill_wait "$holder"
+	assert_clean
+}
+
 tap_test "result: a directory on its path swapped for a symlink creates nothing there" t_result_dir_swapped
 tap_test "result: a forged record at its name is replaced, timed_out after a deadline kill" t_result_forged
 tap_test "result: a hard link, a symlink or a FIFO at its name is replaced, never used" t_result_name_taken
@@ -330,4 +389,5 @@ tap_test "result: a path through a symlink, or of no file, fails create in one l
 tap_test "id ranges: eight cold jobs leave no lock file" t_ids_cold_jobs
 tap_test "id ranges: a pool's members and claims leave no lock file after destroy" t_ids_pool
 tap_test "id ranges: 16 jobs at once among short ones never share a host id" t_ids_concurrent
+tap_test "id ranges: a file unlinked and taken under a claimer is not locked as the range" t_ids_unlinked_under_claimer
 tap_done
