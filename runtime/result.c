@@ -2,11 +2,18 @@
 #include "config.h"
 #include "result.h"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
+#include "linux/syscalls.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/jsonw.h"
 
 const char *brig_result_reason(const struct brig_result *r)
@@ -71,4 +78,91 @@ char *brig_result_json(const struct brig_result *r)
 		brig_oom();
 	strcat(text, "\n");
 	return text;
+}
+
+/* How many new names the record's temporary file is tried under before
+ * brig gives up (another process took each one first). */
+#define TMP_TRIES 8
+
+/*
+ * The directory of @path (absolute), opened from "/" with no symlink in
+ * any component (RESOLVE_NO_SYMLINKS: a directory that a container can
+ * write may be swapped for a symlink to anywhere), and in *@name the last
+ * component, a file's name (heap).
+ */
+static int open_parent(const char *path, char **name, struct brig_error *err)
+{
+	_cleanup_free_ char *dir = brig_xstrdup(path);
+	char *slash = strrchr(dir, '/');
+	int fd;
+
+	if (path[0] != '/' || !slash[1] || !strcmp(slash + 1, ".") || !strcmp(slash + 1, ".."))
+		return brig_error_set(err, "\"%s\" is not the path of a file", path);
+	*name = brig_xstrdup(slash + 1);
+	slash[slash == dir ? 1 : 0] = '\0';
+	fd = brig_openat2(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0,
+	                  RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (fd < 0) {
+		int e = errno;
+
+		free(TAKE_PTR(*name));
+		if (e == ELOOP)
+			return brig_error_sete(err, e,
+			                       "\"%s\": a component of \"%s\" is a symlink, and "
+			                       "brig follows none",
+			                       path, dir);
+		return brig_error_setp(err, e, "open \"%s\"", dir);
+	}
+	return fd;
+}
+
+int brig_result_check_path(const char *path, struct brig_error *err)
+{
+	_cleanup_free_ char *name = NULL;
+	_cleanup_close_ int dir = open_parent(path, &name, err);
+
+	/* a directory that is not there yet may be by the end */
+	if (dir < 0 && err->errnum != ELOOP && err->errnum != 0) {
+		brig_error_release(err);
+		return 0;
+	}
+	return dir < 0 ? -1 : 0;
+}
+
+int brig_result_write_file(const char *path, const char *text, struct brig_error *err)
+{
+	_cleanup_free_ char *name = NULL;
+	_cleanup_close_ int dir = open_parent(path, &name, err);
+	_cleanup_close_ int fd = -1;
+	char tmp[40];
+	int e;
+
+	if (dir < 0)
+		return -1;
+	/* a name of brig's own, made here (O_EXCL): never a file that was
+	 * there, nor one a symlink at that name leads to */
+	for (int tries = 0; fd < 0; tries++) {
+		unsigned long long r = 0;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			r ^= (unsigned long long)getpid() << 32 | (unsigned long long)tries;
+		snprintf(tmp, sizeof(tmp), ".brig-result-%016llx", r);
+		fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0 && (errno != EEXIST || tries + 1 >= TMP_TRIES))
+			return brig_error_setp(err, errno, "create \"%s\" next to \"%s\"", tmp,
+			                       path);
+	}
+	/* renamed over the name: what was there (a forged record, a FIFO, a
+	 * hard link, a symlink) is replaced, never opened */
+	if (brig_write_all(fd, text, strlen(text)) < 0) {
+		e = errno;
+		unlinkat(dir, tmp, 0);
+		return brig_error_setp(err, e, "write \"%s\"", path);
+	}
+	if (renameat(dir, tmp, dir, name) < 0) {
+		e = errno;
+		unlinkat(dir, tmp, 0);
+		return brig_error_setp(err, e, "replace \"%s\"", path);
+	}
+	return 0;
 }

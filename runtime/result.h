@@ -34,4 +34,19 @@ const char *brig_result_reason(const struct brig_result *r);
 /* The JSON object, one line with a trailing newline; heap. */
 char *brig_result_json(const struct brig_result *r);
 
+/*
+ * @text as the file @path (absolute), for a reader who must be able to
+ * trust it whatever a container could write: @path's directory is opened
+ * from "/" with no symlink followed in any component, the record is
+ * written whole under a new name of brig's there and renamed over @path.
+ * Whatever was at @path (a file, a FIFO, a hard link, a symlink) is
+ * replaced, never opened, read or written through; nothing is made when
+ * the directory cannot be reached so (a symlink on the way: ELOOP).
+ */
+int brig_result_write_file(const char *path, const char *text, struct brig_error *err);
+/* What brig_result_write_file() refuses whatever happens later: @path is
+ * no file's path, or a component of its directory is a symlink now.  A
+ * directory that is missing passes (it may be made before the end). */
+int brig_result_check_path(const char *path, struct brig_error *err);
+
 #endif

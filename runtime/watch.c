@@ -56,6 +56,8 @@ int brig_watch_check(const struct brig_kv *ann, size_t n, struct brig_error *err
 		                      "config.json: annotations." BRIG_ANN_JOB_RESULT
 		                      ": \"%s\" is not an absolute path",
 		                      result);
+	if (result && brig_result_check_path(result, err) < 0)
+		return brig_error_wrap(err, "config.json: annotations." BRIG_ANN_JOB_RESULT);
 	return 0;
 }
 
@@ -68,24 +70,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
-/*
- * The result, written whole under a temporary name and renamed in place,
- * but never over a file that exists (nor through a symlink at its name):
- * an annotation may name a new file, not replace one of the host's.
- */
-static void write_new(const char *path, const char *text)
-{
-	_cleanup_free_ char *tmp = brig_xasprintf("%s.tmp.%d", path, (int)getpid());
-	_cleanup_close_ int fd =
-	    open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-
-	if (fd < 0)
-		return;
-	if (brig_write_all(fd, text, strlen(text)) < 0 ||
-	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) < 0)
-		unlink(tmp);
 }
 
 /* The watcher itself: it never returns. */
@@ -130,10 +114,13 @@ static __attribute__((noreturn)) void watch(const char *root, const char *id, in
 	if (brig_container_usage(&ctx, id, &r.usage, &e) == 0)
 		r.oom_killed = r.usage.oom_kills > 0;
 	brig_error_release(&e);
+	/* once, at the end, renamed over whatever is at the path
+	 * (result.h): never a file the container could have made there */
 	if (result) {
 		_cleanup_free_ char *text = brig_result_json(&r);
 
-		write_new(result, text);
+		brig_result_write_file(result, text, &e);
+		brig_error_release(&e);
 	}
 	_exit(0);
 }

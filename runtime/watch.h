@@ -4,13 +4,16 @@
  * bundle whose annotations say
  *
  *   "run.brig.job.timeout": "30s"           kill every process at 30 s
- *   "run.brig.job.result": "/abs/path.json" write the result there (a new
- *                                           file: never over one that exists)
+ *   "run.brig.job.result": "/abs/path.json" write the result there
  *
  * gets, when it starts, a watcher: a small detached process (no daemon:
  * it lives as long as the container) that waits for the container's end
  * or its deadline, kills the whole container at the deadline, and writes
- * the result (result.h) when it has ended.  The engine reaps the
+ * the result (result.h) when it has ended: once, renamed over whatever
+ * is at the path by then (brig_result_write_file: a container that can
+ * write that directory may have put a forged record, a FIFO or a symlink
+ * there), in a directory reached from "/" through no symlink (one there
+ * fails create, and at the end leaves no result).  The engine reaps the
  * container's process, not brig: exit_code and signal come from its pidfd
  * (PIDFD_INFO_EXIT, Linux 6.15), or from /proc while it is a zombie, and
  * are null when neither could say.

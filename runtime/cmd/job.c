@@ -457,7 +457,10 @@ const struct brig_command brig_cmd_job = {
 	    "\n"
 	    "   Host ids: a job's ids 0-65535 are a range of the host's that no other\n"
 	    "   running job has: from the \"brig\" entries of /etc/subuid and /etc/subgid\n"
-	    "   when both exist with the same start, else from 1073741824 (1024 ranges).",
+	    "   when both exist with the same start, else from 1073741824 (1024 ranges).\n"
+	    "   A range in use is an flock'd file in /run/brig-job-ids, removed when the\n"
+	    "   range is let go of (a brig killed leaves it, unlocked, for the next job\n"
+	    "   that takes the range).",
 	BRIG_OPTIONS(options),
 	.mode = BRIG_PARSE_STOP,
 	.min_args = 0,

@@ -120,8 +120,18 @@ int brig_job_export(const struct brig_job_root *r, const char *dir,
 int brig_job_signalled(void);
 /* The bytes the writable layer holds. */
 uint64_t brig_job_writable_used(const struct brig_job_root *r);
-/* Unmount, remove the directory, unlock. */
+/* Unmount, remove the directory, unlock (and remove the id range's lock
+ * file, brig_job_ids_release). */
 void brig_job_root_release(struct brig_job_root *r);
+/*
+ * The lock file of the id range that starts at @host_id removed, when
+ * nobody holds its lock (it is taken, then the file unlinked): a range
+ * that was let go of leaves nothing in /run/brig-job-ids.  Safe whoever
+ * calls it: a range still held (by a pool member's init, or a job that
+ * took it since) keeps its file, and a claimer that locked the file as it
+ * went tries again (claim_ids).  A host id outside the ranges: nothing.
+ */
+void brig_job_ids_release(uint32_t host_id);
 /* Remove the job directory @name of the jobs directory @jobsfd, once
  * nothing is mounted on it. */
 void brig_job_dir_remove(int jobsfd, const char *name);

@@ -981,6 +981,8 @@ int brig_job_member_create(const struct brig_context *ctx, const struct brig_job
 
 		brig_container_delete(ctx, id, true, &ignored);
 		brig_error_release(&ignored);
+		if (r == 0)
+			brig_job_ids_release(m.host_id);
 		goto fail;
 	}
 	close(lock); /* the entry is ready/<id> now: unlocked, for claimers */

@@ -174,16 +174,35 @@ static bool is_member(const char *root, const char *id)
  * namespace (the host's).  With @checked, the container only if it is a
  * member (is_member): the entries of ready/ and claimed/ name members
  * that exist; a half-made one (creating/) may have no record yet. */
+static bool read_member(int fd, struct brig_pool_member *m);
+
 static void member_destroy(const struct brig_context *ctx, const char *name, const char *id,
                            bool checked)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
+	struct brig_pool_member m = { .host_id = 0 };
+	struct member_record rec;
 
 	if (!checked || is_member(ctx->root, id)) {
+		/* its id range: the lock was its init's, gone with it, and the
+		 * range's file goes next (job/rootfs.c; a release removes only a
+		 * file nobody holds), as brig's record says, else as its entry
+		 * does (a half-made member may have no record yet) */
+		if (read_record(ctx->root, id, &rec) == 0)
+			m.host_id = rec.host_id;
+		for (size_t i = 0; i < ARRAY_SIZE(subdirs) && !m.host_id; i++) {
+			_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
+			_cleanup_close_ int fd = open(e, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+			if (fd < 0 || !read_member(fd, &m))
+				m.host_id = 0;
+		}
 		brig_container_delete(ctx, id, true, &ignored);
+		brig_error_release(&ignored);
+		if (m.host_id)
+			brig_job_ids_release(m.host_id);
 		remove_job_dir(ctx->root, id);
 	}
-	brig_error_release(&ignored);
 	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 		_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
 

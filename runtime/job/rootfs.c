@@ -29,6 +29,7 @@
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 
 /* Without a "brig" entry in /etc/subuid and /etc/subgid, jobs map their ids
@@ -95,6 +96,45 @@ void brig_job_id_span(struct brig_id_mapping *all)
 	all->size = n * BRIG_JOB_IDS;
 }
 
+/* Whether @fd (locked) is still the file named @name in @dirfd: a lock
+ * file is unlinked by its last holder (brig_job_ids_release), and a lock
+ * taken on it after that guards nothing. */
+static bool still_named(int dirfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && a.st_nlink > 0 &&
+	       fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 && a.st_ino == b.st_ino &&
+	       a.st_dev == b.st_dev;
+}
+
+/* How often a slot is tried again when its file went while it was being
+ * locked (released meanwhile: the range is free, under a new file). */
+#define ID_LOCK_TRIES 4
+
+/* The lock of slot @name, taken (an fd), or -1: busy (errno EWOULDBLOCK),
+ * or an error in @err. */
+static int lock_slot(int dirfd, const char *locks, const char *name, struct brig_error *err)
+{
+	for (int tries = 0; tries < ID_LOCK_TRIES; tries++) {
+		_cleanup_close_ int fd =
+		    openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+
+		if (fd < 0)
+			return brig_error_setp(err, errno, "open \"%s/%s\"", locks, name);
+		/* (where a release may unlink the file under the claimer) */
+		brig_fault("job.ids-lock");
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			errno = EWOULDBLOCK;
+			return -1;
+		}
+		if (still_named(dirfd, name, fd))
+			return TAKE_FD(fd);
+	}
+	errno = EWOULDBLOCK;
+	return -1;
+}
+
 /* Lock one free range of ids, trying from one that depends on the pid so
  * that concurrent jobs rarely try the same lock first. */
 static int claim_ids(struct brig_job_root *r, struct brig_error *err)
@@ -115,18 +155,38 @@ static int claim_ids(struct brig_job_root *r, struct brig_error *err)
 		int fd;
 
 		snprintf(name, sizeof(name), "%u", slot);
-		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd < 0)
-			return brig_error_setp(err, errno, "open \"%s/%s\"", locks, name);
-		if (flock(fd, LOCK_EX | LOCK_NB) == 0) {
+		fd = lock_slot(dirfd, locks, name, err);
+		if (fd >= 0) {
 			r->idfd = fd;
 			r->host_id = start + slot * BRIG_JOB_IDS;
 			return 0;
 		}
-		close(fd);
+		if (err->msg)
+			return -1;
 	}
 	return brig_error_setp(err, EBUSY,
 	                       "no free id range for the job's user namespace (%u in use)", n);
+}
+
+void brig_job_ids_release(uint32_t host_id)
+{
+	uint32_t start, n;
+	_cleanup_close_ int dirfd = -1;
+	_cleanup_close_ int fd = -1;
+	char name[16];
+
+	id_ranges(&start, &n);
+	if (host_id < start || (host_id - start) % BRIG_JOB_IDS ||
+	    (host_id - start) / BRIG_JOB_IDS >= n)
+		return;
+	snprintf(name, sizeof(name), "%u", (host_id - start) / BRIG_JOB_IDS);
+	dirfd = open(JOB_ID_LOCKS, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = dirfd < 0 ? -1 : openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	/* locked: nobody else holds it (a process that shares the lock of
+	 * the range's user, or a job that took the range since), and a
+	 * claimer that locks the file next sees that it is gone */
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0 && still_named(dirfd, name, fd))
+		unlinkat(dirfd, name, 0);
 }
 
 int brig_job_private_mounts(struct brig_error *err)
@@ -458,8 +518,12 @@ void brig_job_root_release(struct brig_job_root *r)
 		brig_job_dir_remove(jobs, strrchr(r->dir, '/') + 1);
 	if (r->dirfd >= 0)
 		close(r->dirfd);
-	if (r->idfd >= 0)
+	/* the range's file goes once its last holder has let go (the job's
+	 * processes are gone: its init held the lock until its end) */
+	if (r->idfd >= 0) {
 		close(r->idfd);
+		brig_job_ids_release(r->host_id);
+	}
 	if (r->upperfd >= 0)
 		close(r->upperfd);
 	free(r->jobs);
