@@ -4,18 +4,15 @@
  * process that never keeps its pid.
  *
  *   pid-hopper hop CHAINS READY
- *       a child subreaper that starts CHAINS chains and reaps them
- *       forever.  A chain forks and lets its parent exit, in a tight
- *       loop: at every instant it is one process (two, during a fork)
- *       whose pid was not there a moment ago, so that a runtime that reads
- *       a cgroup's pids and signals them afterwards signals the dead (and
- *       a scan of /proc rarely sees it at all).  Chain I counts its hops
- *       in the file READY.I (a decimal number, rewritten every 64 hops):
- *       the host sees it live while the number grows.  READY is created
- *       once every chain has hopped at least once.
- *   pid-hopper reap
- *       reaps whatever it is given, forever: the init of the pod's first
- *       container, whose pid namespace the hopper's container joins.
+ *       a child subreaper that starts CHAINS chains, whose dead the
+ *       kernel reaps (SIGCHLD ignored), and waits forever.  A chain forks and lets its parent exit,
+ * in a tight loop: at every instant it is one process (two, during a fork) whose pid was not there
+ * a moment ago, so that a runtime that reads a cgroup's pids and signals them afterwards signals
+ * the dead (and a scan of /proc rarely sees it at all).  Chain I counts its hops in the file
+ * READY.I (a decimal number, rewritten every 64 hops): the host sees it live while the number
+ * grows.  READY is created once every chain has hopped at least once. pid-hopper reap reaps
+ * whatever it is given, forever: the init of the pod's first container, whose pid namespace the
+ * hopper's container joins.
  *
  * Statically linked, it runs inside a busybox rootfs.
  */
@@ -86,6 +83,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: pid-hopper hop CHAINS READY | reap\n");
 		return 2;
 	}
+	/* the chains' dead are reaped by the kernel at once: a zombie
+	 * counts against pids.max, and none may stop a chain's fork */
+	signal(SIGCHLD, SIG_IGN);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0 || pipe(fds) < 0) {
 		perror("pid-hopper");
 		return 1;
@@ -122,5 +122,6 @@ int main(int argc, char **argv)
 	fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd >= 0)
 		close(fd);
-	reap();
+	for (;;)
+		pause();
 }
