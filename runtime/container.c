@@ -336,8 +336,10 @@ static int signal_pidns(const struct brig_state *s, int sig, struct brig_error *
 	return 0;
 }
 
-/* Every process of the container's cgroup, frozen meanwhile (runc's way),
- * when brig made that cgroup for it (cgroup.h); else *@done stays false. */
+/* Every process of the container's cgroup, none forking past the signal
+ * (cgroup.h: cgroup.kill, or frozen meanwhile, runc's way; SIGKILL until
+ * none is left), when brig made that cgroup for it; else *@done stays
+ * false. */
 static int signal_cgroup(const struct brig_state *s, int sig, bool *done, struct brig_error *err)
 {
 	struct brig_cgroup cg = BRIG_CGROUP_INIT;
@@ -461,6 +463,7 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 	brig_fault("delete.state-read");
 	if (status != BRIG_STATUS_STOPPED) {
 		_cleanup_close_ int pidfd = -1;
+		int killed;
 
 		/* a created container is deleted as runc does: killed, no --force */
 		if (status != BRIG_STATUS_CREATED && !force) {
@@ -470,8 +473,13 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 			goto out;
 		}
 		pidfd = brig_open_init(s);
-		/* a frozen v1 task dies only once thawed */
-		if (pidfd >= 0 && brig_cgroup_frozen(&cg)) {
+		/* the whole cgroup first, frozen or paused, as kill --all KILL
+		 * ends it (cgroup.h); then the init, whose cgroup may not be
+		 * brig's: a frozen v1 task dies only once thawed */
+		killed = brig_cgroup_signal(&cg, SIGKILL, err);
+		if (killed < 0)
+			goto out;
+		if (killed > 0 && pidfd >= 0 && brig_cgroup_frozen(&cg)) {
 			pidfd_send_signal(pidfd, SIGKILL, NULL, 0);
 			if (brig_cgroup_freeze(&cg, false, err) < 0)
 				goto out;

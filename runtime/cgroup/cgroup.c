@@ -372,33 +372,6 @@ int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, stru
 	return brig_cg_read_pids(h, pids, n, err);
 }
 
-int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err)
-{
-	const struct brig_cg_hier *h = signal_hier(cg);
-	_cleanup_free_ pid_t *pids = NULL;
-	/* nothing to freeze for SIGKILL (nothing outruns it) or 0 (nothing
-	 * is sent) */
-	bool freeze = sig != SIGKILL && sig != 0 && !brig_cgroup_frozen(cg);
-	size_t n;
-	int r;
-
-	if (!h)
-		return 1;
-	if (freeze && brig_cgroup_freeze(cg, true, err) < 0)
-		return -1;
-	r = brig_cg_read_pids(h, &pids, &n, err);
-	if (r == 0 && n)
-		brig_cg_signal_pids(h, pids, n, sig);
-	if (freeze) {
-		struct brig_error e2 = BRIG_ERROR_INIT;
-
-		if (brig_cgroup_freeze(cg, false, r < 0 ? &e2 : err) < 0 && r == 0)
-			r = -1;
-		brig_error_release(&e2);
-	}
-	return r;
-}
-
 int brig_cgroup_freeze(const struct brig_cgroup *cg, bool frozen, struct brig_error *err)
 {
 	return brig_cg_ops_of(cg)->freeze(cg, frozen, err);
@@ -409,9 +382,39 @@ bool brig_cgroup_frozen(const struct brig_cgroup *cg)
 	return cg->n && brig_cg_ops_of(cg)->frozen(cg);
 }
 
-/* v2's cgroup.kill (hybrid hosts have it too): every process, at once,
- * with no race against fork.  0 when done, -1 when not available. */
-static int kill_v2(const struct brig_cgroup *cg)
+/*
+ * Ending a whole cgroup.  A process that forks and lets its parent exit,
+ * over and over, is never the pid it was when cgroup.procs was read: a
+ * list read and then signalled misses it (audit 30, finding 4).  So:
+ *
+ *   - cgroup.kill where there is one (v2, and a hybrid host's unified
+ *     hierarchy, kernel 5.14): the kernel kills the tree at once, a fork
+ *     that races it included;
+ *   - else the freezer (v1's freezer hierarchy, v2's cgroup.freeze): the
+ *     cgroup frozen, its pids read, each signalled, thawed; a frozen task
+ *     neither forks nor exits, so the list holds while it is signalled;
+ *   - else, with no freezer (a cgroup made without one), read and signal
+ *     again and again until none is left.
+ *
+ * For SIGKILL every way is repeated until the tree is empty, within
+ * BRIG_CG_DRAIN_TRIES rounds.  Only the container's own cgroup (owned())
+ * is killed through or frozen: one that existed before may hold others.
+ */
+
+/* The container's freezer, when brig made it for the container. */
+static bool can_freeze(const struct brig_cgroup *cg)
+{
+	const struct brig_cg_hier *h;
+
+	if (cg->layout == BRIG_CG_V2) {
+		h = brig_cg_find(cg, BRIG_CG_UNIFIED);
+		return owned(cg, h) && brig_cg_has(h, "cgroup.freeze");
+	}
+	return owned(cg, brig_cg_find(cg, "freezer"));
+}
+
+/* cgroup.kill: 0 when written, -1 when there is none to write. */
+static int kill_file(const struct brig_cgroup *cg)
 {
 	const struct brig_cg_hier *h = brig_cg_find(cg, BRIG_CG_UNIFIED);
 	struct brig_error ignored = BRIG_ERROR_INIT;
@@ -424,15 +427,60 @@ static int kill_v2(const struct brig_cgroup *cg)
 	return r;
 }
 
-/* v1: freeze, SIGKILL everything listed, thaw, until the list is empty. */
-static int drain(const struct brig_cgroup *cg, struct brig_error *err)
+/* A paused container thawed, once its processes have a SIGKILL pending:
+ * a frozen v1 task dies only once thawed. */
+static int thaw_killed(const struct brig_cgroup *cg, struct brig_error *err)
+{
+	return brig_cgroup_frozen(cg) ? brig_cgroup_freeze(cg, false, err) : 0;
+}
+
+/*
+ * One round: every process listed in @h gets @sig, the cgroup frozen
+ * meanwhile when @hold (frozen first, read after: a pid read before the
+ * freeze may have exited and gone to someone else by then).  A paused
+ * container stays frozen, unless @sig is SIGKILL.  A freeze that fails
+ * leaves the processes to be signalled as they are (runc warns and goes
+ * on the same way).
+ */
+static int signal_round(const struct brig_cgroup *cg, const struct brig_cg_hier *h, int sig,
+                        bool hold, struct brig_error *err)
+{
+	struct brig_error e = BRIG_ERROR_INIT;
+	_cleanup_free_ pid_t *pids = NULL;
+	bool froze = false;
+	size_t n;
+	int r;
+
+	if (hold && !brig_cgroup_frozen(cg)) {
+		froze = brig_cgroup_freeze(cg, true, &e) == 0;
+		if (!froze) {
+			brig_debug("kill: %s: signalled unfrozen", e.msg);
+			brig_error_release(&e);
+			brig_cgroup_freeze(cg, false, &e); /* half frozen */
+			brig_error_release(&e);
+		}
+	}
+	r = brig_cg_read_pids(h, &pids, &n, err);
+	if (r == 0 && n)
+		brig_cg_signal_pids(h, pids, n, sig);
+	if (froze && sig != SIGKILL && brig_cgroup_freeze(cg, false, r < 0 ? &e : err) < 0)
+		r = -1;
+	if (sig == SIGKILL && thaw_killed(cg, r < 0 ? &e : err) < 0)
+		r = -1;
+	brig_error_release(&e);
+	return r;
+}
+
+int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err)
 {
 	const struct brig_cg_hier *h = signal_hier(cg);
-	bool use_kill;
+	bool use_kill = true, hold = can_freeze(cg);
 
 	if (!h)
-		return 0; /* not brig's: the init's end is the container's */
-	use_kill = kill_v2(cg) == 0;
+		return 1;
+	/* 0 sends nothing: nothing to hold still */
+	if (sig != SIGKILL)
+		return signal_round(cg, h, sig, hold && sig != 0, err) < 0 ? -1 : 0;
 	for (int tries = 0; tries < BRIG_CG_DRAIN_TRIES; tries++) {
 		_cleanup_free_ pid_t *pids = NULL;
 		size_t n;
@@ -441,17 +489,13 @@ static int drain(const struct brig_cgroup *cg, struct brig_error *err)
 			return -1;
 		if (!n)
 			return 0;
-		if (!use_kill) {
-			struct brig_error ignored = BRIG_ERROR_INIT;
-			bool frozen = brig_cg_find(cg, "freezer") || cg->layout == BRIG_CG_V2;
-
-			if (frozen)
-				frozen = brig_cgroup_freeze(cg, true, &ignored) == 0;
-			brig_cg_signal_pids(h, pids, n, SIGKILL);
-			if (frozen)
-				brig_cgroup_freeze(cg, false, &ignored);
-			brig_error_release(&ignored);
-		}
+		if (use_kill && !(use_kill = kill_file(cg) == 0) && !hold)
+			brig_debug(
+			    "cgroup \"%s\": no cgroup.kill and no freezer: its processes are "
+			    "killed pid by pid until none is left",
+			    h->dir);
+		if (use_kill ? thaw_killed(cg, err) < 0 : signal_round(cg, h, sig, hold, err) < 0)
+			return -1;
 		brig_cg_sleep_ms(tries < 10 ? 1 : BRIG_CG_DRAIN_SLEEP_MS);
 	}
 	return brig_error_set(err, "the processes of cgroup \"%s\" did not exit", h->dir);
@@ -464,7 +508,9 @@ int brig_cgroup_destroy(struct brig_cgroup *cg, struct brig_error *err)
 
 	if (!cg->n)
 		return 0;
-	if (drain(cg, err) < 0)
+	/* every process, as kill --all KILL ends them; a cgroup that is not
+	 * brig's is left: the init's end is the container's */
+	if (brig_cgroup_signal(cg, SIGKILL, err) < 0)
 		return -1;
 	/* what the manager made besides the directories (systemd: the unit) */
 	if (cg->mgr->destroy(cg, err) < 0)

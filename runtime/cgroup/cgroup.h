@@ -208,10 +208,17 @@ int brig_cgroup_update(const struct brig_cgroup *cg, const struct brig_resources
 /* Every process in the container's cgroup, sorted. */
 int brig_cgroup_pids(const struct brig_cgroup *cg, pid_t **pids, size_t *n, struct brig_error *err);
 
-/* Signal every process of the cgroup; frozen meanwhile, so that none
- * forks past the signal.  Only a cgroup brig made for the container (in
- * some hierarchy) is ever signalled or drained: 1, and nothing sent, for
- * one that existed before. */
+/*
+ * Signal every process of the cgroup, so that none forks past the signal
+ * (kill --all, delete --force, the run.brig.job.timeout deadline, a job's
+ * teardown): SIGKILL through cgroup.kill where the kernel has it, else,
+ * and for every other signal, with the cgroup frozen meanwhile (v1's
+ * freezer, v2's cgroup.freeze), else pid by pid; SIGKILL again until the
+ * cgroup is empty (bounded: an error when it is not).  A paused container
+ * stays frozen after any other signal; after SIGKILL it is thawed, to die.
+ * Only a cgroup brig made for the container (in some hierarchy) is ever
+ * signalled or drained: 1, and nothing sent, for one that existed before.
+ */
 int brig_cgroup_signal(const struct brig_cgroup *cg, int sig, struct brig_error *err);
 
 /* pause / resume, and whether the cgroup is frozen now. */
@@ -219,9 +226,8 @@ int brig_cgroup_freeze(const struct brig_cgroup *cg, bool frozen, struct brig_er
 bool brig_cgroup_frozen(const struct brig_cgroup *cg);
 
 /*
- * Kill everything in the cgroup (cgroup.kill on v2, freeze and SIGKILL on
- * v1) when brig made it, wait until it is empty, and remove every
- * directory brig created,
+ * Kill everything in the cgroup when brig made it (brig_cgroup_signal's
+ * SIGKILL: until it is empty), and remove every directory brig created,
  * retrying EBUSY a bounded number of times.  A cgroup already gone is no
  * error.
  */

@@ -82,11 +82,11 @@ SELF=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 # sleeps as the target P, run the attacked command with the shim
 # preloaded, and report on stdout, one "key value" per line, what became
 # of everything.  MODE is pidns (kill --all USR1, no cgroup), cgroup (kill
-# --all KILL) or drain (delete --force, no cgroup.kill).
+# --all KILL, no cgroup.kill) or drain (delete --force, no cgroup.kill).
 inner_pidreuse() {
 	local mode=$1 init kids p other ns i g=() cmd=("${@:2}") sleep_bin
 	[ "$mode" = pidns ] && g=(--cgroup-manager disabled)
-	[ "$mode" = drain ] && export PIDREUSE_NO_CGROUP_KILL=1
+	[ "$mode" != pidns ] && export PIDREUSE_NO_CGROUP_KILL=1
 	sleep_bin=$(command -v sleep)
 	"$BRIG" --root "$T/root" "${g[@]}" run --detach --bundle "$T/b" c >"$T/run.out" 2>&1 || {
 		echo "error run: $(cat "$T/run.out")"
@@ -459,7 +459,8 @@ t_pidreuse_pidns() {
 	check_pidreuse
 }
 
-# kill --all KILL through the cgroup's pids (no freeze for a KILL).
+# kill --all KILL through the cgroup's pids: with cgroup.kill hidden (it
+# pins no pid), frozen, read, pinned, signalled (kill-all.sh).
 t_pidreuse_cgroup() {
 	run_pidreuse cgroup '.' kill --all c KILL || return
 	check_pidreuse
