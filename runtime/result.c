@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "linux/syscalls.h"
@@ -116,17 +118,43 @@ static int open_parent(const char *path, char **name, struct brig_error *err)
 	return fd;
 }
 
+/* Whether @name in @dir is a record of brig's: a regular file that
+ * carries BRIG_RESULT_XATTR, which only root of the host's user namespace
+ * can set (trusted.*: never a container, whatever its ids). */
+static bool brig_record(int dir, const char *name)
+{
+	_cleanup_close_ int fd =
+	    openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       fgetxattr(fd, BRIG_RESULT_XATTR, NULL, 0) >= 0;
+}
+
 int brig_result_check_path(const char *path, struct brig_error *err)
 {
 	_cleanup_free_ char *name = NULL;
 	_cleanup_close_ int dir = open_parent(path, &name, err);
+	struct stat st;
 
 	/* a directory that is not there yet may be by the end */
 	if (dir < 0 && err->errnum != ELOOP && err->errnum != 0) {
 		brig_error_release(err);
 		return 0;
 	}
-	return dir < 0 ? -1 : 0;
+	if (dir < 0)
+		return -1;
+	/* the record replaces what is at the name at the end (a container
+	 * may put a forgery there), so nothing may be there now but an
+	 * earlier record of brig's: never a file of the host's */
+	if (fstatat(dir, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT ? 0 : brig_error_setp(err, errno, "stat \"%s\"", path);
+	if (!brig_record(dir, name))
+		return brig_error_set(err,
+		                      "\"%s\" exists and is no result of brig's: brig replaces "
+		                      "only its own",
+		                      path);
+	return 0;
 }
 
 int brig_result_write_file(const char *path, const char *text, struct brig_error *err)
@@ -152,8 +180,11 @@ int brig_result_write_file(const char *path, const char *text, struct brig_error
 			return brig_error_setp(err, errno, "create \"%s\" next to \"%s\"", tmp,
 			                       path);
 	}
-	/* renamed over the name: what was there (a forged record, a FIFO, a
-	 * hard link, a symlink) is replaced, never opened */
+	/* marked as brig's (a filesystem without trusted xattrs: unmarked,
+	 * and a later container's create refuses the name), then renamed
+	 * over the name: what was there (a forged record, a FIFO, a hard
+	 * link, a symlink) is replaced, never opened */
+	(void)fsetxattr(fd, BRIG_RESULT_XATTR, "1", 1, 0);
 	if (brig_write_all(fd, text, strlen(text)) < 0) {
 		e = errno;
 		unlinkat(dir, tmp, 0);

@@ -44,8 +44,14 @@ char *brig_result_json(const struct brig_result *r);
  * the directory cannot be reached so (a symlink on the way: ELOOP).
  */
 int brig_result_write_file(const char *path, const char *text, struct brig_error *err);
+/* The extended attribute that marks a record brig_result_write_file()
+ * wrote (trusted.*: only the host's root sets it, never a container). */
+#define BRIG_RESULT_XATTR "trusted.brig.result"
 /* What brig_result_write_file() refuses whatever happens later: @path is
- * no file's path, or a component of its directory is a symlink now.  A
+ * no file's path, or a component of its directory is a symlink now; and,
+ * since the record replaces what is at @path in the end, something there
+ * now that is not an earlier record of brig's (BRIG_RESULT_XATTR): no
+ * annotation's author makes brig replace a file of the host's.  A
  * directory that is missing passes (it may be made before the end). */
 int brig_result_check_path(const char *path, struct brig_error *err);
 

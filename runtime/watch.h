@@ -13,7 +13,9 @@
  * is at the path by then (brig_result_write_file: a container that can
  * write that directory may have put a forged record, a FIFO or a symlink
  * there), in a directory reached from "/" through no symlink (one there
- * fails create, and at the end leaves no result).  The engine reaps the
+ * fails create, and at the end leaves no result).  At create nothing may
+ * be at the path but an earlier record of brig's (result.h): a file of the
+ * host's there fails create, and is never replaced.  The engine reaps the
  * container's process, not brig: exit_code and signal come from its pidfd
  * (PIDFD_INFO_EXIT, Linux 6.15), or from /proc while it is a zombie, and
  * are null when neither could say.

@@ -413,20 +413,24 @@ s_job_annotations() {
 	wait_for "$T/ok.json"
 	assert_eq "$(jq -r .reason "$T/ok.json")" exited
 	assert_eq "$(jq -r .timed_out "$T/ok.json")" false
-	# what is at the path is replaced by the record, never written
-	# through: a file (which a container that can write the directory
-	# may have forged), a symlink (whose target is not created)
+	# the record replaces what a container may have put at the path by
+	# the end, so at create nothing of the host's may be there: a file or
+	# a symlink at the path fails create, and stays as it was (whose
+	# target is not created); an earlier record of brig's is replaced
 	echo keep >"$T/existing"
 	ln -s "$T/victim" "$T/link"
 	run_cmd P run --rm --annotation run.brig.job.result="$T/existing" "$IMG" true
-	assert_rc 0
+	assert_ne "$rc" 0 "podman run with a file of the host's at the result's path"
+	assert_contains "$out$err" "is no result of brig's"
 	run_cmd P run --rm --annotation run.brig.job.result="$T/link" "$IMG" true
-	assert_rc 0
-	wait_until 5 eval '[ ! -L "$T/link" ] && [ "$(cat "$T/existing")" != keep ]'
-	assert_eq "$(jq -r .reason "$T/existing")" exited "the record over a file"
-	assert_eq "$(jq -r .reason "$T/link" 2>&1)" exited "the record over a symlink"
-	assert [ ! -L "$T/link" ]
+	assert_ne "$rc" 0 "podman run with a symlink at the result's path"
+	assert_eq "$(cat "$T/existing")" keep "a file the result path named"
+	assert [ -L "$T/link" ]
 	assert [ ! -e "$T/victim" ]
+	run_cmd P run --rm --annotation run.brig.job.result="$T/ok.json" "$IMG" sh -c 'exit 6'
+	assert_rc 6
+	wait_until 5 eval '[ "$(jq -r .exit_code "$T/ok.json" 2>/dev/null)" = 6 ]' ||
+		fail "a second run's record over the first: $(cat "$T/ok.json")"
 	# a bad value is one line from create, nothing left
 	run_cmd P run --rm --annotation run.brig.job.timeout=soon "$IMG" true
 	assert_ne "$rc" 0

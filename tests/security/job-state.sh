@@ -208,6 +208,51 @@ t_result_bad_path() {
 	w_clean
 }
 
+# The record replaces whatever is at its name at the end (a container's
+# forgery), so an annotation's author must not be able to point it at a
+# file of the host's: a file, a symlink or a FIFO at the path at create
+# fails create in one line, and stays as it was.  An earlier record of
+# brig's (marked trusted.brig.result, which no container can set) is no
+# obstacle: a container made again with the same annotations (an
+# engine's restart) gets its record written over the old one.  Before
+# this, the renaming writer replaced any file at all: a pod author could
+# have brig overwrite /etc/passwd with a record.
+t_result_host_file() {
+	local kind r=$T/shared/result.json
+	mkdir -p "$T/shared"
+	for kind in file symlink fifo; do
+		rm -f "$r"
+		case $kind in
+		file) echo precious >"$r" ;;
+		symlink) ln -s "$T/victim" "$r" ;;
+		fifo) mkfifo "$r" ;;
+		esac
+		wbundle "host-$kind" true "$r" || return
+		mkdir -p "$T/tmp"
+		run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" create -b "$T/host-$kind" "host-$kind"
+		if [ "$rc" -eq 0 ]; then
+			fail "create with a $kind of the host's at the result's path succeeded"
+			"$BRIG" --root "$T/root" delete --force "host-$kind" >/dev/null 2>&1
+		fi
+		assert_lines 1 "$err" "stderr of create over a $kind"
+		assert_contains "$err" "exists and is no result of brig's" "stderr of create over a $kind"
+		assert_eq "$(stat -c %F "$r")" \
+			"$(case $kind in file) echo "regular file" ;; symlink) echo "symbolic link" ;; fifo) echo fifo ;; esac)" \
+			"what is at the result's path after create over a $kind"
+	done
+	assert_no_file "$T/victim"
+	# a record of brig's at the name: a second run replaces it
+	wbundle first "exit 4" "$r" || return
+	rm -f "$r"
+	wrun first
+	assert_eq "$(rec "$r" id)" '"first"' "the first record"
+	wbundle second "exit 5" "$r" || return
+	wrun second
+	assert_eq "$rc" 5 "the status of the second run ($err)"
+	assert_eq "$(rec "$r" id)" '"second"' "the record of the second run, over the first"
+	w_clean
+}
+
 # ------------------------------------------------------------ the id ranges
 
 # left_ranges BASE...: the slots of the host id ranges at BASE... whose
@@ -386,6 +431,7 @@ tap_test "result: a directory on its path swapped for a symlink creates nothing 
 tap_test "result: a forged record at its name is replaced, timed_out after a deadline kill" t_result_forged
 tap_test "result: a hard link, a symlink or a FIFO at its name is replaced, never used" t_result_name_taken
 tap_test "result: a path through a symlink, or of no file, fails create in one line" t_result_bad_path
+tap_test "result: a file of the host's at its path fails create, is never replaced; brig's own is" t_result_host_file
 tap_test "id ranges: eight cold jobs leave no lock file" t_ids_cold_jobs
 tap_test "id ranges: a pool's members and claims leave no lock file after destroy" t_ids_pool
 tap_test "id ranges: 16 jobs at once among short ones never share a host id" t_ids_concurrent
