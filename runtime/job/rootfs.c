@@ -333,51 +333,55 @@ int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t wr
 	return 0;
 }
 
-/* Which of the directories on @dir's path (inside @root) are missing:
- * bit k for the k-th component (the first 64; deeper ones are never
- * given away). */
-static uint64_t missing_dirs(int root, const char *dir)
+/* The first @k components of @dir ("/a/b/c", 2: "/a/b"), or NULL when it
+ * has fewer (heap). */
+static char *path_prefix(const char *dir, unsigned int k)
 {
-	_cleanup_free_ char *p = brig_xstrdup(dir);
-	uint64_t missing = 0;
-	unsigned int k = 0;
+	const char *end = dir;
+	char *p;
 
-	for (char *slash = p + 1; slash && *slash && k < 64; k++) {
-		_cleanup_close_ int fd = -1;
-
-		slash = strchr(slash, '/');
-		if (slash)
-			*slash = '\0';
-		fd = brig_open_in_root(root, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
-		if (fd < 0 && errno == ENOENT)
-			missing |= UINT64_C(1) << k;
-		if (slash)
-			*slash++ = '/';
+	for (unsigned int i = 0; i < k; i++) {
+		end = strchr(end + 1, '/');
+		if (!end)
+			return i + 1 == k && dir[1] ? brig_xstrdup(dir) : NULL;
 	}
-	return missing;
+	p = strndup(dir, (size_t)(end - dir));
+	if (!p)
+		brig_oom();
+	return p;
 }
 
-/* The directories on @dir's path that brig has just made (@made, from
- * missing_dirs before) go to the job's user; none that was there before:
- * those are the rootfs's (or, through a symlink of it, another mount's). */
-static void own_made_dirs(int root, const char *dir, uint64_t made, uid_t uid, gid_t gid)
+/* How many directories on @dir's path (inside @root) exist: the ones
+ * past them are those brig_mkpath_in_root() will make (a missing one has
+ * no existing one below it). */
+static unsigned int dirs_there(int root, const char *dir)
 {
-	_cleanup_free_ char *p = brig_xstrdup(dir);
-	unsigned int k = 0;
+	unsigned int k = 1;
 
-	for (char *slash = p + 1; slash && *slash && k < 64; k++) {
-		_cleanup_close_ int fd = -1;
+	for (char *p; (p = path_prefix(dir, k)); k++) {
+		_cleanup_close_ int fd =
+		    brig_open_in_root(root, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+		int e = errno;
 
-		slash = strchr(slash, '/');
-		if (slash)
-			*slash = '\0';
-		if (made & (UINT64_C(1) << k)) {
-			fd = brig_open_in_root(root, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
-			if (fd >= 0)
-				fchownat(fd, "", uid, gid, AT_EMPTY_PATH);
-		}
-		if (slash)
-			*slash++ = '/';
+		free(p);
+		if (fd < 0 && e == ENOENT)
+			break;
+	}
+	return k - 1;
+}
+
+/* The directories on @dir's path past the first @there, which brig has
+ * just made, go to the job's user; none that was there before: those are
+ * the rootfs's (or, through a symlink of it, another mount's). */
+static void own_made_dirs(int root, const char *dir, unsigned int there, uid_t uid, gid_t gid)
+{
+	for (char *p; (p = path_prefix(dir, there + 1)); there++) {
+		_cleanup_close_ int fd =
+		    brig_open_in_root(root, p, O_PATH | O_DIRECTORY | O_NOFOLLOW, 0);
+
+		free(p);
+		if (fd >= 0)
+			fchownat(fd, "", uid, gid, AT_EMPTY_PATH);
 	}
 }
 
@@ -421,7 +425,8 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 	_cleanup_close_ int src = -1, root = -1, parent = -1, dst = -1, sub = -1;
 	char *slash;
 	struct stat st;
-	uint64_t root_mnt, made;
+	uint64_t root_mnt;
+	unsigned int there;
 	const struct brig_job_copy_bounds owner = { .uid = r->host_id + uid,
 		                                    .gid = r->host_id + gid };
 
@@ -444,7 +449,7 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 	 * job's /proc or another of a pool member's mounts, where brig, as
 	 * root, would write what the job's ids could not */
 	root_mnt = brig_mnt_id(root);
-	made = missing_dirs(root, clean);
+	there = dirs_there(root, clean);
 	parent = brig_mkpath_on_mounts(root, clean, BRIG_MKPATH_DIR, &root_mnt, 1, err);
 	if (parent < 0)
 		return -1;
@@ -453,7 +458,7 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
 		                      "\"%s\": not in the job's own root filesystem (a mount "
 		                      "or a symlink to one is on its path)",
 		                      path);
-	own_made_dirs(root, clean, made, owner.uid, owner.gid);
+	own_made_dirs(root, clean, there, owner.uid, owner.gid);
 	dst = brig_open_in_root(parent, ".", O_RDONLY | O_DIRECTORY, 0);
 	if (dst < 0)
 		return brig_error_setp(err, errno, "open \"%s\"", clean);
