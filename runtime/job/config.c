@@ -272,8 +272,7 @@ static bool has_rw_bind(const struct brig_job_plan *p)
 	return false;
 }
 
-/* "NET_RAW" and "CAP_NET_RAW" alike */
-static char *cap_name(const char *name)
+char *brig_job_cap_name(const char *name)
 {
 	char *s =
 	    strncasecmp(name, "CAP_", 4) ? brig_xasprintf("CAP_%s", name) : brig_xstrdup(name);
@@ -287,7 +286,7 @@ static char *cap_name(const char *name)
 static bool keeps_cap(const struct brig_job_opts *o, const char *cap)
 {
 	for (size_t i = 0; i < o->n_keep_caps; i++) {
-		_cleanup_free_ char *c = cap_name(o->keep_caps[i]);
+		_cleanup_free_ char *c = brig_job_cap_name(o->keep_caps[i]);
 
 		if (!strcmp(c, cap))
 			return true;
@@ -306,7 +305,7 @@ static void write_caps(struct brig_jsonw *w, const struct brig_job_opts *o)
 		brig_jsonw_key(w, sets[s]);
 		brig_jsonw_array_begin(w);
 		for (size_t i = 0; i < o->n_keep_caps; i++) {
-			_cleanup_free_ char *c = cap_name(o->keep_caps[i]);
+			_cleanup_free_ char *c = brig_job_cap_name(o->keep_caps[i]);
 
 			brig_jsonw_string(w, c);
 		}

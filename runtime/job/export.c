@@ -34,7 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/cleanup.h"
@@ -81,14 +80,6 @@ static void free_link(void *p)
 	free(l);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
-
 /* A signal of brig's or the deadline: the copy stops. */
 static int check(const struct copier *c, struct brig_error *err)
 {
@@ -97,7 +88,7 @@ static int check(const struct copier *c, struct brig_error *err)
 	if (sig)
 		return brig_error_set(err, "%s: stopped, brig got SIG%s", c->flag,
 		                      sigabbrev_np(sig));
-	if (c->b->deadline_ms && now_ms() >= c->b->deadline_ms)
+	if (c->b->deadline_ms && brig_job_now_ms() >= c->b->deadline_ms)
 		return brig_error_set(err,
 		                      "%s: stopped, past the job's deadline (--timeout) and %u s",
 		                      c->flag, BRIG_JOB_EXPORT_GRACE_MS / 1000);
@@ -508,7 +499,7 @@ int brig_job_export(const struct brig_job_root *r, const char *dir,
 		return brig_error_setp(err, errno, "--export: open \"%s\"", dir);
 	/* inside DIR (one filesystem for the moves), for brig's user only */
 	snprintf(name, sizeof(name), ".brig-export-%d-%llu", (int)getpid(),
-	         (unsigned long long)now_ms());
+	         (unsigned long long)brig_job_now_ms());
 	if (mkdirat(dst, name, 0700) < 0)
 		return brig_error_setp(err, errno, "--export: mkdir \"%s/%s\"", dir, name);
 	staging = openat(dst, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -29,6 +29,12 @@ struct brig_job_plan {
 	uint32_t bind_id; /* without a user namespace: the binds' id range */
 };
 
+/* --keep-caps's NAME as the kernel's name: "net_raw", "NET_RAW" and
+ * "CAP_NET_RAW" are all "CAP_NET_RAW" (heap). */
+char *brig_job_cap_name(const char *name);
+/* Now, CLOCK_MONOTONIC, in ms: the clock of every deadline of a job. */
+uint64_t brig_job_now_ms(void);
+
 /* The job's config.json: hardened (job.h, brig-job(8)), heap text. */
 char *brig_job_config(const struct brig_job_plan *p, struct brig_error *err);
 

@@ -16,7 +16,6 @@
 #include "config.h"
 #include "job/job.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -24,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/pidfd.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -95,7 +93,7 @@ struct job {
 	uint64_t t0;                  /* when brig began the job: its deadline's start */
 };
 
-static uint64_t now_ms(void)
+uint64_t brig_job_now_ms(void)
 {
 	struct timespec t;
 
@@ -250,14 +248,11 @@ static int check_opts(const struct brig_job_opts *o, bool member, struct brig_er
 			return brig_error_setp(err, errno, "--copy-in \"%s\"", o->copy_in[i].host);
 	}
 	for (size_t i = 0; i < o->n_keep_caps; i++) {
-		const char *c = o->keep_caps[i];
-		_cleanup_free_ char *name =
-		    strncasecmp(c, "CAP_", 4) ? brig_xasprintf("CAP_%s", c) : brig_xstrdup(c);
+		_cleanup_free_ char *name = brig_job_cap_name(o->keep_caps[i]);
 
-		for (char *p = name; *p; p++)
-			*p = (char)toupper((unsigned char)*p);
 		if (brig_cap_from_name(name) < 0)
-			return brig_error_usage(err, "--keep-caps \"%s\": unknown capability", c);
+			return brig_error_usage(err, "--keep-caps \"%s\": unknown capability",
+			                        o->keep_caps[i]);
 	}
 	for (size_t i = 0; i < o->n_env; i++)
 		if (!strchr(o->env[i], '=') || o->env[i][0] == '=')
@@ -385,13 +380,10 @@ static void warn_no_userns(struct job *j)
 	struct brig_strbuf caps = BRIG_STRBUF_INIT;
 
 	for (size_t i = 0; i < o->n_keep_caps; i++) {
-		const char *c = o->keep_caps[i];
+		_cleanup_free_ char *c = brig_job_cap_name(o->keep_caps[i]);
 
-		brig_strbuf_addf(&caps, "%s%s%s", i ? ", " : "",
-		                 strncasecmp(c, "CAP_", 4) ? "CAP_" : "", c);
+		brig_strbuf_addf(&caps, "%s%s", i ? ", " : "", c);
 	}
-	for (char *p = caps.buf; p && *p; p++)
-		*p = (char)toupper((unsigned char)*p);
 	free(j->warning);
 	j->res.warning = j->warning = brig_xasprintf(
 	    "%s: the job's root is the host's root, %s%s",
@@ -707,7 +699,7 @@ static void watch(struct job *j, uint64_t t0)
 			{ .fd = ended || !j->claimed || j->heard ? -1 : j->reply,
 			  .events = POLLIN },
 		};
-		uint64_t now = now_ms(), until = 0;
+		uint64_t now = brig_job_now_ms(), until = 0;
 		int wait = -1;
 
 		if (ended && ((j->so.in < 0 && j->se.in < 0) || now >= ended_at + DRAIN_GRACE_MS))
@@ -755,7 +747,7 @@ static void watch(struct job *j, uint64_t t0)
 		if (!ended && ((p[0].revents & POLLIN) || (j->heard && j->alone))) {
 			reap(j);
 			ended = true;
-			ended_at = now_ms();
+			ended_at = brig_job_now_ms();
 			j->res.wall_ms = ended_at - t0;
 		}
 	}
@@ -1073,7 +1065,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	/* what dead brigs left, before this job adds its own */
 	if (!j.claimed && brig_job_gc(ctx, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
-	t0 = now_ms();
+	t0 = brig_job_now_ms();
 	j.t0 = t0;
 	if ((j.claimed            ? start_claimed(&j, err)
 	     : o->from_checkpoint ? start_restored(&j, err)
