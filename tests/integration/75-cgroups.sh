@@ -64,29 +64,8 @@ assert_cg() {
 	assert_eq "$(cg "$1" "$2" "$3")" "$4" "$3 of $1"
 }
 
-# cgroups_left: every cgroup directory under the test file's own cgroups
-# but the subreaper's "shell" leaf (what the harness calls a leak).
-cgroups_left() {
-	local dir
-	local IFS=:
-	for dir in $BRIG_TEST_CGROUPS; do
-		[ -d "$dir" ] || continue
-		find "$dir" -mindepth 1 -type d ! -path "$dir/shell" 2>/dev/null
-	done
-}
-
 assert_no_cgroups() { # [WHEN]
 	assert_eq "$(cgroups_left)" "" "cgroup directories left${1:+ $1}"
-}
-
-# strays: the processes the subreaper has adopted (container inits whose
-# brig exited, processes left behind), one "PID CMDLINE" a line.
-strays() {
-	local pid
-	for pid in $(cat /proc/"$BRIG_SUBREAPER_PID"/task/*/children 2>/dev/null); do
-		[ "$pid" = "$$" ] && continue
-		alive "$pid" && echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-	done
 }
 
 # assert_nothing_left ID [WHEN]: no state directory, no cgroup, no process.

@@ -146,28 +146,6 @@ assert_hit() {
 	assert_match "$(res id)" "^\"$1-" "result .id of a hit"
 }
 
-# cgroups_left: every cgroup directory under the test file's own cgroups
-# but the subreaper's "shell" leaf.
-cgroups_left() {
-	local dir
-	local IFS=:
-	for dir in $BRIG_TEST_CGROUPS; do
-		[ -d "$dir" ] || continue
-		find "$dir" -mindepth 1 -type d ! -path "$dir/shell" 2>/dev/null
-	done
-}
-
-# strays: the live processes the subreaper has adopted (member inits and a
-# background refill are adopted too: none may outlive its pool).
-strays() {
-	local pid
-	[ -n "${BRIG_SUBREAPER_PID:-}" ] || return 0
-	for pid in $(cat /proc/"$BRIG_SUBREAPER_PID"/task/*/children 2>/dev/null); do
-		[ "$pid" = "$$" ] && continue
-		alive "$pid" && echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-	done
-}
-
 # assert_clean [WHEN]: no pool and no job is left: `brig list` is empty,
 # `pool list --format json` is [], nothing under $T/root/pools/ and
 # $T/root/jobs/ and nothing else in $T/root but brig's own bookkeeping

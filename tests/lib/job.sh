@@ -70,27 +70,6 @@ assert_res_int() {
 	[ -z "${3:-}" ] || [ "$v" -le "$3" ] || fail "result .$1: expected at most $3, got $v"
 }
 
-# cgroups_left: every cgroup directory under the test file's own cgroups
-# but the subreaper's "shell" leaf.
-cgroups_left() {
-	local dir
-	local IFS=:
-	for dir in $BRIG_TEST_CGROUPS; do
-		[ -d "$dir" ] || continue
-		find "$dir" -mindepth 1 -type d ! -path "$dir/shell" 2>/dev/null
-	done
-}
-
-# strays: the live processes the subreaper has adopted.
-strays() {
-	local pid
-	[ -n "${BRIG_SUBREAPER_PID:-}" ] || return 0
-	for pid in $(cat /proc/"$BRIG_SUBREAPER_PID"/task/*/children 2>/dev/null); do
-		[ "$pid" = "$$" ] && continue
-		alive "$pid" && echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-	done
-}
-
 # assert_clean [WHEN]: no job is left: `brig list` is empty, nothing in
 # $T/root but jobs/ and brig's own bookkeeping (dot-directories: the id
 # range locks in jobs/.ids, the seccomp cache), no temporary file in

@@ -278,6 +278,11 @@ _tap_cgroups_left() {
 	done
 }
 
+# The tests' names for the two above: strays (the processes left, one
+# "PID CMDLINE" a line) and cgroups_left (the cgroup directories left).
+strays() { _tap_leaked_procs; }
+cgroups_left() { _tap_cgroups_left; }
+
 _tap_cgroups_remove() {
 	local d
 	_tap_cgroups_left | sort -r | while IFS= read -r d; do

@@ -137,24 +137,6 @@ show_ready() {
 	done
 }
 
-cgroups_left() {
-	local dir
-	local IFS=:
-	for dir in $BRIG_TEST_CGROUPS; do
-		[ -d "$dir" ] || continue
-		find "$dir" -mindepth 1 -type d ! -path "$dir/shell" 2>/dev/null
-	done
-}
-
-strays() {
-	local pid
-	[ -n "${BRIG_SUBREAPER_PID:-}" ] || return 0
-	for pid in $(cat /proc/"$BRIG_SUBREAPER_PID"/task/*/children 2>/dev/null); do
-		[ "$pid" = "$$" ] && continue
-		alive "$pid" && echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
-	done
-}
-
 # assert_clean: no container, pool, job directory, cgroup, stray process.
 assert_clean() {
 	assert_eq "$("$BRIG" --root "$T/root" list -q 2>&1)" "" "brig list -q"
