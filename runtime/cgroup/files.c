@@ -19,6 +19,7 @@
 #include "cgroup/internal.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 
 int brig_cg_open_file(const struct brig_cg_hier *h, const char *file, int flags)
@@ -173,14 +174,23 @@ static int read_tree_pids(const char *dir, int depth, pid_t **list, size_t *cnt,
                           struct brig_error *err)
 {
 	struct brig_cg_hier h = { .dir = (char *)dir };
-	_cleanup_free_ char *s = brig_cg_read(&h, "cgroup.procs");
+	_cleanup_free_ char *path = brig_xasprintf("%s/cgroup.procs", dir), *s = NULL;
+	_cleanup_close_ int fd = brig_cg_open_file(&h, "cgroup.procs", O_RDONLY);
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
+	size_t len;
 
-	if (!s) {
-		if (errno == ENOENT)
-			return 0; /* gone: nothing in it */
-		return brig_error_setp(err, errno, "read \"%s/cgroup.procs\"", dir);
+	/* a cgroup removed before the open is ENOENT, one removed between
+	 * the open and the read (systemd stops a scope that has emptied, a
+	 * caller's cleanup) ENODEV: gone either way, so nothing in it */
+	if (fd < 0)
+		return errno == ENOENT ? 0 : brig_error_setp(err, errno, "open \"%s\"", path);
+	brig_fault("cgroup.procs.opened");
+	if (brig_read_fd(fd, path, 4 << 20, &s, &len, err) < 0) {
+		if (err->errnum != ENODEV)
+			return -1;
+		brig_error_release(err);
+		return 0;
 	}
 	for (char *p = s; *p;) {
 		char *end;

@@ -544,6 +544,46 @@ t_watch_reaped() {
 	left "a watched container reaped early"
 }
 
+# A cgroup removed by someone else while brig reads it (systemd stops an
+# emptied scope and removes its cgroup as soon as the last process dies):
+# the read of its cgroup.procs, opened before the removal, fails with
+# ENODEV.  That is an empty cgroup, as ENOENT already was.  Before, delete
+# failed with 'read ".../cgroup.procs": No such device' and kept the state
+# dir (CI, vm-systemd 76-systemd.sh, delete --force of a scope).
+t_cgroup_removed() {
+	local pid d dpid dirs
+	faults || return
+	running_c || return
+	b state c
+	pid=$(jq -r .pid <<<"$out")
+	assert_match "$pid" '^[0-9]+$' "the init's pid" || return
+	dirs=$(cgroups_named c)
+	assert_ne "$dirs" "" "the container's cgroup directories" || return
+	kill -KILL "$pid"
+	wait_until 5 eval '[ "$(jq -r .status <<<"$("$BRIG" --root "$T/root" state c)")" = stopped ]' ||
+		fail "the container did not stop"
+	mkdir -p "$T/tmp"
+	env TMPDIR="$T/tmp" BRIG_FAULT=cgroup.procs.opened:stop "$BRIG" --root "$T/root" delete c \
+		>"$T/d.out" 2>&1 &
+	dpid=$!
+	defer kill_wait "$dpid"
+	wait_until 5 eval "[ \"\$(proc_state $dpid)\" = T ]" ||
+		fail "delete did not stop with cgroup.procs open: $(proc_state "$dpid")"
+	# the init is gone: every one of its cgroups is empty
+	for d in $dirs; do
+		rmdir "$d" || fail "rmdir $d"
+	done
+	# on, past every later stop (there should be none: the cgroup is gone)
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		[ "$(proc_state "$dpid")" = T ] && kill -CONT "$dpid"
+		alive "$dpid" || break
+		sleep 0.1
+	done
+	wait_exit "$dpid" 10
+	assert_eq "$rc:$(cat "$T/d.out")" "0:" "delete of a container whose cgroup went while it was read"
+	left "a cgroup removed while delete read it"
+}
+
 tap_test "run -d killed at each step: delete --force leaves nothing, the id is free" t_kill_run
 tap_test "create, then start, killed at each step: delete --force leaves nothing" t_kill_create_start
 tap_test "a foreground run killed at each step: delete --force leaves nothing" t_kill_foreground
@@ -562,4 +602,5 @@ tap_test "a truncated, empty or missing state.json: list, state, delete --force 
 tap_test "a full --root: create and run fail with one line, nothing left" t_disk_full
 tap_test "pool destroy waits for a claim's follower that has not run yet" t_slow_follower
 tap_test "a watched process reaped before start spawned its watcher: start succeeds" t_watch_reaped
+tap_test "a cgroup removed while delete reads its cgroup.procs (ENODEV): delete succeeds, nothing left" t_cgroup_removed
 tap_done
