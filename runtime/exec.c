@@ -256,7 +256,10 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	const struct brig_process *p = &j->proc;
 	_cleanup_close_ int procfd = -1;
 
-	if (p->terminal && setsid() < 0)
+	/* a session of its own, terminal or not, as runc's nsexec makes it:
+	 * otherwise its session and process group are brig's caller's, from
+	 * outside the container's pid namespace (0 seen from inside) */
+	if (setsid() < 0)
 		return brig_error_setp(err, errno, "setsid");
 	procfd = brig_procfs_open(err);
 	if (procfd < 0)

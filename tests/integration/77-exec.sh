@@ -918,8 +918,47 @@ t_exit_status_as_runc() {
 	done
 }
 
+# The exec'd process leads a session and a process group of its own, with
+# or without a terminal, as runc's (nsexec calls setsid() for every exec):
+# seen from inside, its session id and process group are its own pid.
+# Before, without -t, both were brig's caller's, outside the container's
+# pid namespace: 0 inside.
+t_session_leader() {
+	local runc rt id want
+	sleeper || return
+	runc=$(side_runc) || runc=
+	if [ -n "$runc" ]; then
+		brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+		"$runc" --root "$T/runc" run -d --bundle "$T/b" r1 </dev/null >/dev/null 2>&1 ||
+			fail "runc run -d r1"
+		defer "$runc" --root "$T/runc" delete --force r1
+	fi
+	for rt in brig ${runc:+runc}; do
+		if [ "$rt" = brig ]; then
+			id=c1
+			x() { br exec "$@"; }
+		else
+			id=r1
+			x() { run_cmd "$runc" --root "$T/runc" exec "$@"; }
+		fi
+		# pid, then the fields pgrp and session of /proc/PID/stat
+		x "$id" sh -c 'echo $$ $(cut -d" " -f5,6 /proc/$$/stat)'
+		assert_rc 0
+		want=$(awk '{ print $1, $1, $1 }' <<<"$out")
+		assert_eq "$out" "$want" "$rt: exec without -t: pid, process group, session"
+		x -d "$id" sh -c 'echo $$ $(cut -d" " -f5,6 /proc/$$/stat) >/shared/sid.tmp &&
+			mv /shared/sid.tmp /shared/sid-$0' "$rt"
+		assert_rc 0
+		wait_for "$T/shared/sid-$rt" 50 || fail "$rt: exec -d wrote nothing"
+		out=$(cat "$T/shared/sid-$rt")
+		want=$(awk '{ print $1, $1, $1 }' <<<"$out")
+		assert_eq "$out" "$want" "$rt: exec -d: pid, process group, session"
+	done
+}
+
 tap_test "exec errors: no container, no command, --user, paused, stopped" t_errors
 tap_test "exec's status when exec fails is 255, as runc's" t_exit_status_as_runc
+tap_test "exec makes a session leader, with or without -t, as runc's" t_session_leader
 tap_test "exec into a created container" t_created
 tap_test "the container's seccomp filter applies to exec'd processes" t_seccomp
 tap_test "30 execs in parallel" t_parallel
