@@ -380,6 +380,41 @@ t_sysctl() {
 	assert_empty_dir "$T/root"
 }
 
+# kernel.hostname in linux.sysctl, with a uts namespace: refused, as runc
+# refuses it (it is the hostname field's), in runc's words; before, brig
+# set it.  kernel.domainname is allowed, as runc allows it (Docker sets
+# the NIS domain that way).  runc runs the same bundles side by side.
+t_sysctl_hostname() {
+	local runc rt
+	bundle || return
+	runc=$(side_runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		brig_bundle_edit "$T/b" '.process.args = ["sh", "-c", "hostname; cat /proc/sys/kernel/domainname"]
+			| .hostname = "box" | .linux.sysctl = {"kernel.hostname": "other"}
+			| .linux.cgroupsPath = $cg' --arg cg "sysctl-$rt-$RANDOM"
+		if [ "$rt" = brig ]; then
+			br run --bundle "$T/b" c1
+		else
+			run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+		fi
+		assert_ne "$rc" 0 "$rt: kernel.hostname in linux.sysctl"
+		# (runc's log escapes the quotes)
+		assert_contains "${err//\\\"/\"}" \
+			'sysctl "kernel.hostname" is not allowed as it conflicts with the OCI "hostname" field' \
+			"$rt: the error"
+		[ "$rt" = brig ] && assert_err_line 'brig: config.json: linux.sysctl: sysctl "kernel.hostname" is not allowed as it conflicts with the OCI "hostname" field'
+		brig_bundle_edit "$T/b" '.linux.sysctl = {"kernel.domainname": "example.org"}'
+		if [ "$rt" = brig ]; then
+			br run --bundle "$T/b" c1
+		else
+			run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+			"$runc" --root "$T/runc" delete --force r1 >/dev/null 2>&1
+		fi
+		assert_eq "$rc:$out" $'0:box\nexample.org' "$rt: kernel.domainname in linux.sysctl"
+	done
+	assert_empty_dir "$T/root"
+}
+
 # ------------------------------------------------------------ exec errors
 
 # The exec errors of runc (Go's exec.LookPath): one line, exit 1, no
@@ -424,6 +459,7 @@ tap_test "ioPriority" t_io_priority
 tap_test "personality LINUX32" t_personality
 tap_test "execCPUAffinity initial and final" t_cpu_affinity
 tap_test "hostname and domainname" t_hostname_domainname
+tap_test "kernel.hostname in linux.sysctl is refused, kernel.domainname set, as runc does" t_sysctl_hostname
 tap_test "sysctl in the container's ipc namespace" t_sysctl
 tap_test "exec errors: not found, not executable, a directory" t_exec_errors
 tap_done
