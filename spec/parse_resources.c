@@ -19,25 +19,6 @@
 
 static const char *const device_cgroup_type_names[] = { "a", "c", "b", NULL };
 
-/* access: a non-empty subset of "rwm", each letter at most once. */
-static int check_access(struct jp *c, const char *access)
-{
-	bool seen[3] = { false, false, false };
-
-	if (!access[0])
-		return jp_fail(c, "access", "must not be empty");
-	for (const char *p = access; *p; p++) {
-		const char *at = strchr("rwm", *p);
-
-		if (!at)
-			return jp_fail(c, "access", "must be a subset of \"rwm\"");
-		if (seen[at - "rwm"])
-			return jp_fail(c, "access", "repeats '%c'", *p);
-		seen[at - "rwm"] = true;
-	}
-	return 0;
-}
-
 static int parse_device_cgroup(struct jp *c, const struct brig_json *v,
                                struct brig_device_cgroup *d)
 {
@@ -49,9 +30,10 @@ static int parse_device_cgroup(struct jp *c, const struct brig_json *v,
 	d->type = device_cgroup_type_names[type][0];
 	if (jp_opt_i64(c, v, "major", -1, DEV_NUMBER_MAX, &d->major) < 0 ||
 	    jp_opt_i64(c, v, "minor", -1, DEV_NUMBER_MAX, &d->minor) < 0 ||
-	    jp_string(c, v, "access", &d->access) < 0 ||
-	    (d->access && check_access(c, d->access) < 0))
+	    jp_string(c, v, "access", &d->access) < 0)
 		return -1;
+	/* any letters: r, w and m count, the others are ignored, as runc
+	 * ignores them (cgroup/resources.c) */
 	return 0;
 }
 

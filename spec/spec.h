@@ -213,7 +213,7 @@ struct brig_device_cgroup {
 	bool allow;
 	char type;                        /* 'a', 'c' or 'b'; 'a' when absent */
 	struct brig_opt_i64 major, minor; /* absent: any (-1 in cgroup terms) */
-	const char *access;               /* subset of "rwm"; NULL: all */
+	const char *access;               /* its r, w, m count; NULL: all */
 };
 
 struct brig_memory {

@@ -12,6 +12,7 @@
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/log.h"
 
 /* cpu.shares (2..262144) to cpu.weight (1..10000), linearly, as runc 1.1
  * and crun convert it. */
@@ -57,35 +58,58 @@ static const struct brig_dev_rule default_rules[] = {
 	{ true, 'c', 5, 2, ALL },    /* ptmx */
 };
 
-static unsigned int access_bits(const char *access)
+/* The bits of an access string: r, w and m; any other letter is
+ * ignored, as runc ignores it (crun 1.8.1 passes it to the v1 kernel,
+ * which refuses it); @ignored says whether there was one. */
+static unsigned int access_bits(const char *access, bool *ignored)
 {
 	unsigned int bits = 0;
 
+	*ignored = false;
 	if (!access)
 		return ALL;
-	for (const char *p = access; *p; p++)
-		bits |= *p == 'r' ? BRIG_DEV_READ : *p == 'w' ? BRIG_DEV_WRITE : BRIG_DEV_MKNOD;
+	for (const char *p = access; *p; p++) {
+		if (*p == 'r')
+			bits |= BRIG_DEV_READ;
+		else if (*p == 'w')
+			bits |= BRIG_DEV_WRITE;
+		else if (*p == 'm')
+			bits |= BRIG_DEV_MKNOD;
+		else
+			*ignored = true;
+	}
 	return bits;
 }
 
 size_t brig_cg_config_device_rules(const struct brig_resources *r, struct brig_dev_rule **out)
 {
-	size_t n = r ? r->n_devices : 0;
+	size_t n = r ? r->n_devices : 0, k = 0;
 	struct brig_dev_rule *rules = brig_xcalloc(n ? n : 1, sizeof(*rules));
 
 	for (size_t i = 0; i < n; i++) {
 		const struct brig_device_cgroup *d = &r->devices[i];
+		bool ignored;
+		unsigned int bits = access_bits(d->access, &ignored);
 
-		rules[i] = (struct brig_dev_rule){
+		if (ignored)
+			brig_debug("config.json: linux.resources.devices[%zu].access: \"%.16s\": "
+			           "letters other than r, w and m ignored (as runc ignores them)",
+			           i, d->access);
+		/* no letter left: the rule allows or denies nothing */
+		if (!bits) {
+			brig_debug("config.json: linux.resources.devices[%zu]: no access: left out", i);
+			continue;
+		}
+		rules[k++] = (struct brig_dev_rule){
 			.allow = d->allow,
 			.type = d->type ? d->type : 'a',
 			.major = d->major.set ? d->major.value : -1,
 			.minor = d->minor.set ? d->minor.value : -1,
-			.access = access_bits(d->access),
+			.access = bits,
 		};
 	}
 	*out = rules;
-	return n;
+	return k;
 }
 
 size_t brig_cg_device_rules(const struct brig_linux *lx, struct brig_dev_rule **out)

@@ -562,6 +562,48 @@ t_devices_need_rules() {
 	done
 }
 
+# Letters other than r, w and m in a rule's access are ignored, as runc
+# ignores them, and a letter may repeat: "rwa" allows reading and writing
+# /dev/kmsg; an access with none of r, w, m ("a") allows nothing (the
+# rule is left out).  brig
+# says what it ignored at --debug.  Before, brig refused the config
+# ("must be a subset of \"rwm\"").  crun 1.8.1 passes "rwa" on to the v1
+# kernel, which refuses it ("writing file `devices.allow`: Invalid
+# argument"); "rr" it takes.  runc runs the same bundles where installed.
+t_devices_access_letters() {
+	local runc rt access deny='.linux.resources.devices = [{allow: false, access: "rwm"}]'
+	runc=$(side_runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		for access in rwa rrw a; do
+			mkbundle ".linux.devices = [{path: \"/dev/kmsg\", type: \"c\", major: 1,
+				minor: 11, fileMode: 438}] | .linux.cgroupsPath = \"$rt-$RANDOM\"
+				| $deny | .linux.resources.devices += [{allow: true, type: \"c\", major: 1,
+				minor: 11, access: \"$access\"}]" sh -c 'cat /dev/null >/dev/kmsg && echo opened'
+			if [ "$rt" = brig ]; then
+				br --debug run --bundle "$T/b" c1
+			else
+				run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+			fi
+			if [ "$access" = a ] && [ "$rt" = runc ]; then
+				# runc 1.1.5 on v1 fails here ("resulting devices cgroup
+				# doesn't precisely match target"); on v2 it allows nothing
+				diag "runc, access \"a\": status $rc: $err"
+			elif [ "$access" = a ]; then
+				assert_eq "$out" "" "$rt, access \"a\": nothing allowed"
+				assert_contains "$err" "Operation not permitted" "$rt, access \"a\""
+			else
+				assert_eq "$rc:$out" 0:opened "$rt, access \"$access\": read and write allowed"
+			fi
+			if [ "$rt" = brig ] && [ "$access" != rrw ]; then
+				# (the debug log escapes the quotes)
+				assert_contains "${err//\\\"/\"}" \
+					"linux.resources.devices[1].access: \"$access\": letters other than r, w and m ignored" \
+					"brig --debug, access \"$access\""
+			fi
+		done
+	done
+}
+
 # --------------------------------------------------------------- update
 
 t_update() {
@@ -1094,6 +1136,7 @@ t_cpuset_empty_parent() {
 
 tap_test "a frozen cgroup is refused at once, nothing left" t_frozen_parent
 tap_test "linux.devices nodes are usable only as the rules say, as runc" t_devices_need_rules
+tap_test "device rules: access letters other than rwm ignored, as runc ignores them" t_devices_access_letters
 tap_test "v1 cpuset: an existing parent with empty cpus and mems is filled, as runc" t_cpuset_empty_parent
 tap_test "--systemd-cgroup without systemd: one line, nothing left" t_systemd_not_running
 tap_done
