@@ -164,13 +164,25 @@ static int apply_cpu(const struct brig_cgroup *cg, const struct brig_cpu *c, str
 		    put(h, "cpu.shares", "cpu.shares", err, "%llu",
 		        (unsigned long long)c->shares.value) < 0)
 			return -1;
+		bool quota = c->quota.set && c->quota.value, retry = false;
+
+		/* the kernel refuses a period under which the current quota
+		 * would exceed the parent's limit (EINVAL), which the new
+		 * quota may not: then the quota first, and the period again,
+		 * as runc does */
 		if (c->period.set && c->period.value &&
 		    put(h, "cpu.cfs_period_us", "cpu.period", err, "%llu",
-		        (unsigned long long)c->period.value) < 0)
+		        (unsigned long long)c->period.value) < 0) {
+			if (err->errnum != EINVAL || !quota)
+				return -1;
+			brig_error_release(err);
+			retry = true;
+		}
+		if (quota && put(h, "cpu.cfs_quota_us", "cpu.quota", err, "%lld",
+		                 c->quota.value < 0 ? -1LL : (long long)c->quota.value) < 0)
 			return -1;
-		if (c->quota.set && c->quota.value &&
-		    put(h, "cpu.cfs_quota_us", "cpu.quota", err, "%lld",
-		        c->quota.value < 0 ? -1LL : (long long)c->quota.value) < 0)
+		if (retry && put(h, "cpu.cfs_period_us", "cpu.period", err, "%llu",
+		                 (unsigned long long)c->period.value) < 0)
 			return -1;
 		if (c->burst.set && put(h, "cpu.cfs_burst_us", "cpu.burst", err, "%llu",
 		                        (unsigned long long)c->burst.value) < 0)

@@ -606,6 +606,81 @@ t_devices_access_letters() {
 
 # --------------------------------------------------------------- update
 
+# cpu_limit NAME: give the cgroup directory NAME below the test's own
+# cgroups a CPU limit of half a CPU (quota 50000 per 100000 us), in the
+# hierarchy that has the files.
+cpu_limit() {
+	local dir d
+	local IFS=:
+	for dir in ${BRIG_TEST_CGROUPS:-}; do
+		for d in $(find "$dir" -type d -name "$1" 2>/dev/null); do
+			if [ -f "$d/cpu.cfs_quota_us" ]; then
+				echo 50000 >"$d/cpu.cfs_quota_us" || return 1
+			elif [ -f "$d/cpu.max" ]; then
+				echo "50000 100000" >"$d/cpu.max" || return 1
+			fi
+		done
+	done
+}
+
+# update --cpu-period P --cpu-quota Q where the new period is only valid
+# with the new quota: under a parent limited to half a CPU, a container
+# at 50000/100000 goes to 5000/10000.  On v1 the period is its own file,
+# and a period of 10000 with the old quota would be 5 CPUs: the kernel
+# refuses it (EINVAL), so the quota goes first and the period again, as
+# runc does.  Before, update failed on the period.  runc runs the same
+# update where it is installed; a refusal still names the file.
+t_update_period_quota() {
+	local runc rt parent
+	runc=$(side_runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		parent=qp-$rt-$RANDOM
+		mkbundle ".linux.cgroupsPath = \"$parent/c\"
+			| .linux.resources.cpu = {quota: 50000, period: 100000}" sleep 100
+		if [ "$rt" = brig ]; then
+			up c1 || return
+			cpu_limit "$parent" || fail "the parent's limit"
+			br update --cpu-period 10000 --cpu-quota 5000 c1
+			assert_eq "$rc:$err" "0:" "brig: update to a period valid only with the new quota"
+			if [ "$CG" = v2 ]; then
+				assert_cg c1 cpu cpu.max "5000 10000"
+			else
+				assert_cg c1 cpu cpu.cfs_quota_us 5000
+				assert_cg c1 cpu cpu.cfs_period_us 10000
+			fi
+			# what the parent's limit does refuse: still one line naming it
+			br update --cpu-period 10000 --cpu-quota 9000 c1
+			assert_ne "$rc" 0 "brig: a quota over the parent's limit"
+			if [ "$CG" = v2 ]; then
+				assert_contains "$err" "cpu.max" "brig: the refusal names the file"
+			else
+				assert_contains "$err" "cpu.cfs_quota_us" "brig: the refusal names the file"
+			fi
+			assert_eq "$(nlines "$err")" 1 "brig: the refusal is one line"
+		else
+			run_cmd "$runc" --root "$T/runc" run -d --bundle "$T/b" r1
+			assert_rc 0 || return
+			defer runc_dirs_cleanup "$parent"
+			defer "$runc" --root "$T/runc" delete --force r1
+			cpu_limit "$parent" || fail "the parent's limit"
+			run_cmd "$runc" --root "$T/runc" update --cpu-period 10000 --cpu-quota 5000 r1
+			assert_eq "$rc:$err" "0:" "runc: update to a period valid only with the new quota"
+		fi
+	done
+}
+
+# runc_dirs_cleanup NAME: remove the (empty) directories NAME, and those
+# below them, that runc left under the test's cgroups (its delete leaves
+# the parents it made; brig's removes them).
+runc_dirs_cleanup() {
+	local dir
+	local IFS=:
+	for dir in ${BRIG_TEST_CGROUPS:-}; do
+		[ -d "$dir" ] && find "$dir" -depth -type d -path "*/$1*" -exec rmdir {} + 2>/dev/null
+	done
+	return 0
+}
+
 t_update() {
 	local file
 	mkbundle '.linux.resources.memory = {limit: 134217728}' sleep 100
@@ -1137,6 +1212,7 @@ t_cpuset_empty_parent() {
 tap_test "a frozen cgroup is refused at once, nothing left" t_frozen_parent
 tap_test "linux.devices nodes are usable only as the rules say, as runc" t_devices_need_rules
 tap_test "device rules: access letters other than rwm ignored, as runc ignores them" t_devices_access_letters
+tap_test "update --cpu-period --cpu-quota: the quota first when the period needs it, as runc" t_update_period_quota
 tap_test "v1 cpuset: an existing parent with empty cpus and mems is filled, as runc" t_cpuset_empty_parent
 tap_test "--systemd-cgroup without systemd: one line, nothing left" t_systemd_not_running
 tap_done
