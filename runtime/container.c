@@ -365,6 +365,13 @@ int brig_container_kill(const struct brig_context *ctx, const char *id, int sig,
 		goto out;
 	s = c.s;
 	if (brig_state_status(s) == BRIG_STATUS_STOPPED || (pidfd = brig_open_init(s)) < 0) {
+		/* with --all, what is left in its cgroup (a child of the init
+		 * in a pid namespace it shares outlives it) is signalled, and
+		 * none is no error: runc 1.1.5's rule */
+		if (all) {
+			r = s->n_cgroup_paths ? signal_cgroup(s, sig, &by_cgroup, err) : 0;
+			goto out;
+		}
 		/* containerd's shim matches this text */
 		brig_error_set(err, "container not running");
 		goto out;

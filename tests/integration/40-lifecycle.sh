@@ -431,6 +431,49 @@ t_kill_all() { # SIGNAL
 	assert_empty_dir "$T/root"
 }
 
+# kill --all on a stopped container whose init shared a pid namespace
+# (here the caller's): its child outlived it, in the container's cgroup;
+# kill --all signals it and succeeds, as runc 1.1.5 does.  Before, brig
+# said "container not running" and the child lived on.  A second kill
+# --all, with nothing left, succeeds too.  runc runs the same bundle.
+t_kill_all_stopped() {
+	local runc rt child
+	runc=$(side_runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		rm -f "$T/shared/child"
+		mkbundle ".linux.namespaces |= map(select(.type != \"pid\"))
+			| .linux.cgroupsPath = \"$rt-$RANDOM\"" \
+			sh -c 'sleep 1000 & echo $! >/shared/child.tmp; mv /shared/child.tmp /shared/child'
+		if [ "$rt" = brig ]; then
+			delete_at_end c1
+			br run --detach --bundle "$T/b" c1
+		else
+			defer "$runc" --root "$T/runc" delete --force r1
+			run_cmd "$runc" --root "$T/runc" run --detach --bundle "$T/b" r1
+		fi
+		assert_rc 0 || return
+		wait_for "$T/shared/child" 50 || fail "$rt: no child pid"
+		child=$(cat "$T/shared/child")
+		defer kill_wait "$child"
+		if [ "$rt" = brig ]; then
+			wait_until 5 is_status c1 stopped || fail "brig: the init did not end"
+			br kill --all c1 KILL
+		else
+			run_cmd "$runc" --root "$T/runc" kill --all r1 KILL
+		fi
+		assert_eq "$rc:$err" "0:" "$rt: kill --all on a stopped container"
+		wait_until 5 dead "$child" || fail "$rt: the init's child survived kill --all"
+		if [ "$rt" = brig ]; then
+			br kill --all c1 KILL
+			assert_eq "$rc:$err" "0:" "brig: kill --all with nothing left"
+			br kill c1 KILL
+			assert_eq "$rc:$err" "1:brig: container not running" "brig: kill without --all"
+			br delete c1
+			assert_rc 0
+		fi
+	done
+}
+
 # ---------------------------------------------------------------- delete
 
 t_delete_running() {
@@ -763,6 +806,7 @@ tap_test "kill 15" t_kill_signal TERM 15
 tap_test "kill USR1" t_kill_signal USR1 USR1
 tap_test "kill SIGUSR2" t_kill_signal USR2 SIGUSR2
 tap_test "kill 1 (HUP)" t_kill_signal HUP 1
+tap_test "kill --all on a stopped container signals what is left of it, as runc" t_kill_all_stopped
 tap_test "kill takes lowercase names as runc does (usr1)" t_kill_signal USR1 usr1
 tap_test "kill takes lowercase names as runc does (sighup)" t_kill_signal HUP sighup
 # kill ID 0 (and --all): is it alive?  Nothing is sent; a stopped
