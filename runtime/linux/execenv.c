@@ -42,8 +42,6 @@
 #include "util/log.h"
 #include "util/strbuf.h"
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
 /* ---------------------------------------------------------------- exec lookup */
 
 /* Go's strconv.Quote, for the names in Go-worded errors. */
@@ -116,11 +114,13 @@ static const char *env_path(const struct brig_process *p)
 {
 	const char *path = NULL;
 
-	/* the last PATH= wins, as runc sets the variables in order */
+	/* the last PATH= wins, as runc sets the variables in order; none is
+	 * an empty one, where a name without a slash is not found: runc's
+	 * and crun's rule (no default search path) */
 	for (size_t i = 0; i < p->n_env; i++)
 		if (strncmp(p->env[i], "PATH=", 5) == 0)
 			path = p->env[i] + 5;
-	return path ? path : DEFAULT_PATH;
+	return path ? path : "";
 }
 
 /* Go's filepath.Join(dir, name) for a $PATH element of @len bytes. */

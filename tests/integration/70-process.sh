@@ -65,6 +65,43 @@ t_args_path_lookup() {
 	assert_empty_dir "$T/root"
 }
 
+# A process whose env has no PATH: a name without a slash is not found,
+# run and exec alike, as runc and crun 1.8.1 fail it (runc: exec: "sh":
+# executable file not found in $PATH; crun: executable file `sh` not
+# found in $PATH).  Before, brig searched a default PATH and ran /bin/sh.
+# A name with a slash still runs.  runc runs the same bundle.
+t_args_no_path() {
+	local runc rt
+	bundle || return
+	runc=$(side_runc) || runc=
+	for rt in brig ${runc:+runc}; do
+		brig_bundle_edit "$T/b" '.process.args = ["sh", "-c", "echo found"]
+			| .process.env = ["TERM=xterm"] | .linux.cgroupsPath = $cg' --arg cg "nopath-$rt-$RANDOM"
+		if [ "$rt" = brig ]; then
+			br run --bundle "$T/b" c1
+		else
+			run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
+			"$runc" --root "$T/runc" delete --force r1 >/dev/null 2>&1
+		fi
+		assert_ne "$rc" 0 "$rt: sh without a PATH"
+		assert_eq "$out" "" "$rt: stdout"
+		assert_contains "${err//\\\"/\"}" 'exec: "sh": executable file not found in $PATH' "$rt: the error"
+		[ "$rt" = runc ] || assert_err_line 'brig: exec: "sh": executable file not found in $PATH'
+	done
+	# exec into a container whose env has no PATH: the same
+	brig_bundle_edit "$T/b" '.process.args = ["/bin/sleep", "100"]'
+	delete_at_end c2
+	br run -d --bundle "$T/b" c2
+	assert_rc 0 || return
+	br exec c2 sh -c 'echo found'
+	assert_rc 255
+	assert_contains "$err" 'exec: "sh": executable file not found in $PATH' "exec without a PATH"
+	br exec c2 /bin/sh -c 'echo found'
+	assert_eq "$rc:$out" "0:found" "exec of /bin/sh without a PATH"
+	br exec --env PATH=/bin c2 sh -c 'echo found'
+	assert_eq "$rc:$out" "0:found" "exec --env PATH=/bin"
+}
+
 # ---------------------------------------------------------- env and HOME
 
 t_env_exact() {
@@ -459,6 +496,7 @@ tap_test "ioPriority" t_io_priority
 tap_test "personality LINUX32" t_personality
 tap_test "execCPUAffinity initial and final" t_cpu_affinity
 tap_test "hostname and domainname" t_hostname_domainname
+tap_test "a process with no PATH: sh is not found, as runc and crun" t_args_no_path
 tap_test "kernel.hostname in linux.sysctl is refused, kernel.domainname set, as runc does" t_sysctl_hostname
 tap_test "sysctl in the container's ipc namespace" t_sysctl
 tap_test "exec errors: not found, not executable, a directory" t_exec_errors

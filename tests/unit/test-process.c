@@ -400,10 +400,10 @@ static void test_exec_lookup(void)
 			exit(99);
 	}
 
+	/* no PATH: nothing is searched, as runc and crun search nothing */
 	got = lookup("sh", NULL, &err);
-	ok(got && (strcmp(got, "/usr/bin/sh") == 0 || strcmp(got, "/bin/sh") == 0 ||
-	           strcmp(got, "/usr/local/bin/sh") == 0),
-	   "no PATH in env: the default PATH (%s)", got ? got : err.msg);
+	ok(!got, "no PATH in env: sh is not found");
+	is_str(err.msg, "exec: \"sh\": executable file not found in $PATH", "in runc's words");
 	free(got);
 	got = NULL;
 	brig_error_release(&err);
