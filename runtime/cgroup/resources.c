@@ -3,6 +3,7 @@
  * the writers of what v1 (hybrid) and v2 both take. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,11 +214,12 @@ int brig_cg_apply_unified(const struct brig_cg_hier *h, const struct brig_kv *kv
 		size_t len = strcspn(kv[i].key, ".");
 
 		snprintf(ctrl, sizeof(ctrl), "%.*s", (int)(len < 63 ? len : 63), kv[i].key);
+		/* ENOTSUP: a v1 host's caller says so in runc's words */
 		if (!brig_cg_v2_has_controller(h, ctrl))
-			return brig_error_set(err,
-			                      "%sunified[\"%s\"]: the %s controller is not "
-			                      "enabled in cgroup \"%s\"",
-			                      BRIG_CG_R, kv[i].key, ctrl, h->dir);
+			return brig_error_sete(err, ENOTSUP,
+			                       "%sunified[\"%s\"]: the %s controller is not "
+			                       "enabled in cgroup \"%s\"",
+			                       BRIG_CG_R, kv[i].key, ctrl, h->dir);
 		if (brig_cg_write(h, kv[i].key, kv[i].value, err) < 0)
 			return brig_error_wrap(err, "%sunified[\"%s\"]", BRIG_CG_R, kv[i].key);
 	}

@@ -22,6 +22,9 @@
 #include "util/error.h"
 #include "util/jsonw.h"
 
+/* runc's words for unified resources on a v1 host */
+#define V1_UNIFIED "invalid configuration: cannot use unified on cgroup v1"
+
 /* The hierarchy for @ctrl, or an error naming @path. */
 static const struct brig_cg_hier *need(const struct brig_cgroup *cg, const char *ctrl,
                                        const char *path, struct brig_error *err)
@@ -89,11 +92,13 @@ static int check(const struct brig_cgroup *cg, const struct brig_resources *r,
 		                      "mounted",
 		                      BRIG_CG_R);
 	if (r->n_unified && !brig_cg_find(cg, BRIG_CG_UNIFIED))
-		return brig_error_set(err, "%sunified: not supported on cgroup v1", BRIG_CG_R);
+		return brig_error_set(err, V1_UNIFIED ": %sunified: no cgroup2 hierarchy is mounted",
+		                      BRIG_CG_R);
 	if (r->n_devices && !need(cg, "devices", "devices", err))
 		return -1;
 	return 0;
 }
+
 
 #define put brig_cg_put
 
@@ -321,9 +326,11 @@ static int apply(const struct brig_cgroup *cg, const struct brig_resources *r,
 	}
 	if (r->n_rdma && brig_cg_apply_rdma(brig_cg_find(cg, "rdma"), r->rdma, r->n_rdma, err) < 0)
 		return -1;
+	/* a hybrid host's cgroup2 takes the keys of its own controllers;
+	 * any other is refused in runc's words, which its tests match */
 	if (r->n_unified && brig_cg_apply_unified(brig_cg_find(cg, BRIG_CG_UNIFIED), r->unified,
 	                                          r->n_unified, err) < 0)
-		return -1;
+		return err->errnum == ENOTSUP ? brig_error_wrap(err, V1_UNIFIED) : -1;
 	return devices ? apply_devices(cg, devices, n_devices, err) : 0;
 }
 
