@@ -418,6 +418,8 @@ int brig_hooks_run(const struct brig_hook *hooks, size_t n, const char *state_js
 
 		if (run_one(&hooks[i], i, state_json, stage, &e) == 0)
 			continue;
+		/* runc's words first: its tests and engines' logs match them */
+		brig_error_wrap(&e, "error running hook");
 		if (stage != BRIG_HOOK_POSTSTOP) {
 			brig_error_release(err);
 			*err = e;

@@ -214,7 +214,7 @@ t_no_args() {
 	hooks_bundle "$(hooks createRuntime "{\"path\": \"$HOSTBIN/false\"}")" true
 	br run --bundle "$T/b" c1
 	assert_rc 1
-	assert_err_line "brig: createRuntime hook #0 \"$HOSTBIN/false\": exited with status 1"
+	assert_err_line "brig: error running hook: createRuntime hook #0 \"$HOSTBIN/false\": exited with status 1"
 	assert_empty_dir "$T/root"
 }
 
@@ -319,7 +319,7 @@ t_create_hook_fails() { # STAGE create|run
 	delete_at_end c1
 	br "$2" --bundle "$T/b" c1
 	assert_rc 1
-	assert_err_line "brig: $1 hook #0 \"/bin/sh\": exited with status 3, stderr: oops"
+	assert_err_line "brig: error running hook: $1 hook #0 \"/bin/sh\": exited with status 3, stderr: oops"
 	assert_empty_dir "$T/root"
 	assert_eq "$(jq -r .status "$T/shared/poststop.state" 2>/dev/null)" stopped "poststop ran"
 }
@@ -408,7 +408,7 @@ t_start_container_no_pidfd() {
 	brig_bundle_edit "$T/b" '.linux.seccomp = $sc' --argjson sc "$sc"
 	br run --bundle "$T/b" c2
 	assert_rc 1
-	assert_err_line 'brig: startContainer hook #0 "/bin/sh": timed out after 1s'
+	assert_err_line 'brig: error running hook: startContainer hook #0 "/bin/sh": timed out after 1s'
 	# (the compiled filters stay in the cache, by design)
 	assert_eq "$(ls "$T/root")" "" "containers left"
 }
@@ -428,7 +428,7 @@ t_start_container_fails() { # create|run
 		assert_eq "$?" 0 "exit status of create"
 		br start c1
 		assert_rc 1
-		assert_err_line "brig: startContainer hook #0 \"/bin/sh\": exited with status 4, stderr: nope"
+		assert_err_line "brig: error running hook: startContainer hook #0 \"/bin/sh\": exited with status 4, stderr: nope"
 		# (the init closed its fds on its way out: it may not be dead yet)
 		wait_until 5 is_status c1 stopped || fail "still $(state_field c1 status)"
 		ctr_err=$(cat "$T/cerr")
@@ -439,7 +439,7 @@ t_start_container_fails() { # create|run
 		assert_ne "$rc" 0 "exit status of run"
 		ctr_err=$err
 	fi
-	assert_eq "$ctr_err" "brig: startContainer hook #0 \"/bin/sh\": exited with status 4, stderr: nope" \
+	assert_eq "$ctr_err" "brig: error running hook: startContainer hook #0 \"/bin/sh\": exited with status 4, stderr: nope" \
 		"the container's stderr"
 	assert_no_file "$T/shared/ran"
 	assert_no_file "$T/shared/poststart"
@@ -466,7 +466,7 @@ echo nope >&2; exit 5' 5)" \
 	run-detach) br run --detach --bundle "$T/b" c1 ;;
 	esac
 	assert_rc 1
-	assert_err_line "brig: poststart hook #0 \"/bin/sh\": exited with status 5, stderr: nope"
+	assert_err_line "brig: error running hook: poststart hook #0 \"/bin/sh\": exited with status 5, stderr: nope"
 	assert_file "$T/shared/ran"
 	if [ "$1" = create ]; then
 		! alive "$pid" || fail "the container's process is alive"
@@ -508,9 +508,9 @@ t_poststop_warns() {
 	assert_eq "$out" "" "stdout of delete"
 	assert_lines 2 "$err" "stderr of delete"
 	assert_contains "$(sed -n 1p <<<"$err")" \
-		'level=warning msg="poststop hook #1 \"/bin/sh\": exited with status 2, stderr: bad"'
+		'level=warning msg="error running hook: poststop hook #1 \"/bin/sh\": exited with status 2, stderr: bad"'
 	assert_contains "$(sed -n 2p <<<"$err")" \
-		'level=warning msg="poststop hook #3 \"/bin/sh\": timed out after 1s"'
+		'level=warning msg="error running hook: poststop hook #3 \"/bin/sh\": timed out after 1s"'
 	assert_eq "$(cat "$T/shared/order")" "$(printf '%s\n' first third fifth)" "poststop hooks run"
 	assert_empty_dir "$T/root"
 }
