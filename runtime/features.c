@@ -173,6 +173,13 @@ char *brig_features_json(bool checkpoint)
 	brig_jsonw_array_end(&w);
 	write_linux(&w);
 	write_annotations(&w, checkpoint);
+	/* runtime-spec 1.2: the annotations that change what brig does (a
+	 * "." ends a prefix), for engines to filter what pod authors pass:
+	 * run.brig.loopback, run.brig.job.timeout, run.brig.job.result */
+	brig_jsonw_key(&w, "potentiallyUnsafeConfigAnnotations");
+	brig_jsonw_array_begin(&w);
+	brig_jsonw_string(&w, "run.brig.");
+	brig_jsonw_array_end(&w);
 	brig_jsonw_object_end(&w);
 	return brig_jsonw_finish(&w);
 }

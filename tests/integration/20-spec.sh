@@ -98,6 +98,15 @@ t_spec_and_features_json() {
 	done
 	assert_eq "$(jq -r '[.hooks[], .mountOptions[], .linux.namespaces[], .linux.capabilities[]] | map(type) | unique | join(",")' <<<"$out")" \
 		"string" "lists of names"
+	# every annotation that changes what brig does is among the
+	# potentially unsafe ones (runtime-spec 1.2; "." ends a prefix):
+	# the run.brig.* rows of docs/SECURITY.md
+	local ann
+	for ann in $(grep -o 'run\.brig\.[a-z.]*[a-z]' "$BRIG_SRCDIR/docs/SECURITY.md" | sort -u); do
+		assert_eq "$(jq --arg a "$ann" '[.potentiallyUnsafeConfigAnnotations[] |
+			select(. == $a or (endswith(".") and ($a | startswith(.))))] | length > 0' <<<"$out")" \
+			true "$ann among potentiallyUnsafeConfigAnnotations"
+	done
 }
 
 # What brig spec writes goes through brig's own parser and runs, once it
