@@ -14,14 +14,22 @@
 # 3. runs `make check` in each: unit, integration, fuzz, security and
 #    conformance (brig against runc on the world's configs) tests (the fuzzer
 #    for FUZZ_SECONDS=60 in the release build only: FUZZ_SECONDS=0 in asan);
-# 4. after the release build's check, the "vm" layer: the scripts listed in
-#    tests/vm/TESTS run again with the release build inside a qemu guest
-#    with pure cgroup v2 (tests/vm/run.sh; SKIP when no guest can run here);
-#    the "vm-systemd" layer: tests/vm/TESTS-systemd in a guest whose PID 1
-#    is systemd (the systemd cgroup driver against a real systemd);
-#    then the "e2e" layer: Podman and containerd (ctr and the CRI) driving
-#    the release build, each scenario also with runc (tests/e2e/run.sh);
-# 5. runs `make lint` (clang-format check + shellcheck + cppcheck);
+# 4. once the release build is built, the guests' lane starts in the
+#    background, at a lower priority, beside the host's layers (a guest
+#    has a kernel of its own and sees the host's files read-only: nothing
+#    of one is seen by the other's leak checks): the "vm" layer, the
+#    scripts listed in tests/vm/TESTS run again with the release build
+#    inside a qemu guest with pure cgroup v2 (tests/vm/run.sh; SKIP when
+#    no guest can run here), then the "vm-systemd" layer,
+#    tests/vm/TESTS-systemd in a guest whose PID 1 is systemd (the systemd
+#    cgroup driver against a real systemd);
+#    on the host meanwhile: the release build's check, then the "e2e"
+#    layer: Podman and containerd (ctr and the CRI) driving the release
+#    build, each scenario compared with runc's result (runc's baseline in
+#    tests/e2e/baselines/, or runc live: tests/e2e/lib.sh), then the asan
+#    build and its check;
+# 5. runs `make lint` (clang-format check + shellcheck + cppcheck), then
+#    waits for the guests' lane;
 # 6. prints one result line per layer, a table of each step's wall time
 #    (and of each make check layer's scripts, summed), and the totals.
 #
@@ -251,10 +259,12 @@ count_layers() {
 	done
 }
 
-# build NAME FUZZ_SECONDS [CONFIGURE-ARGS...]
-build_and_check() {
-	local name=$1 fuzz=$2 dir="$SRC/build-$1" t0 t1 rc failed_before
-	shift 2
+# build NAME [CONFIGURE-ARGS...]: configure and make in build-NAME, the
+# test programs included (a guest started next finds them built, and the
+# check after it builds nothing under the guest's feet); 0 when built.
+build() {
+	local name=$1 dir="$SRC/build-$1" t0
+	shift
 	t0=$(date +%s)
 	rm -rf "$dir"
 	mkdir -p "$dir"
@@ -264,17 +274,23 @@ build_and_check() {
 	if ! ../configure "$@" >configure.log 2>&1; then
 		show_tail configure.log
 		record "$name" build FAIL 0 1 0 "configure failed: $dir/configure.log"
-		return
+		return 1
 	fi
 	say "[$name] make -j$JOBS"
-	if ! make -j"$JOBS" >make.log 2>&1; then
+	if ! { make -j"$JOBS" && make -j"$JOBS" check TESTS=; } >make.log 2>&1; then
 		show_errors make.log
 		record "$name" build FAIL 0 1 0 "make failed: $dir/make.log"
-		return
+		return 1
 	fi
 	record "$name" build PASS 1 0 0
 	timed "$name build" "$(($(date +%s) - t0))" "configure, make -j$JOBS"
+}
 
+# check_build NAME FUZZ_SECONDS: make check (check-quick) in build-NAME.
+check_build() {
+	local name=$1 fuzz=$2 dir="$SRC/build-$1" t0 t1 rc failed_before
+	t0=$(date +%s)
+	cd "$dir" || die "cannot enter $dir"
 	local target=check
 	[ "$QUICK" = 1 ] && target=check-quick
 	say "[$name] make $target (FUZZ_SECONDS=$fuzz)"
@@ -427,28 +443,83 @@ run_lint() {
 # since T0: the seconds since T0 (for the wall-time table).
 since() { echo $(($(date +%s) - $1)); }
 
+# The guests: the two qemu guests, side by side, beside the host's layers
+# (they share nothing with those: a guest has its own kernel and sees the
+# host's files read-only).  Each runs in the background, a little lower
+# in priority (the host's tests time more than the guests' do), with its
+# output in build-release/LAYER.out and its counts in LAYER.state, which
+# merge_guests adds to ours once the host's layers are done.
+GUEST_PIDS=() GUEST_LAYERS=()
+# start_guest LAYER LIST INIT TIMEOUT NOTE
+start_guest() {
+	local layer=$1 out=$SRC/build-release/$1.out state=$SRC/build-release/$1.state
+	rm -f "$out" "$state"
+	(
+		RESULTS=() TIMES=() PASSED=0 FAILED=0 SKIPPED=0 ANY_FAILED=0
+		trap - EXIT
+		renice -n 5 -p "$BASHPID" >/dev/null 2>&1
+		t0=$(date +%s)
+		run_vm "$1" "$2" "$3" "$4"
+		timed "$1" "$(since "$t0")" "$5; beside the host's layers"
+		declare -p RESULTS TIMES PASSED FAILED SKIPPED ANY_FAILED >"$state"
+	) >"$out" 2>&1 </dev/null &
+	GUEST_PIDS+=($!) GUEST_LAYERS+=("$layer")
+}
+
+start_guests() {
+	say "[guests] vm and vm-systemd in the background, beside the host's layers"
+	start_guest vm tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell"
+	start_guest vm-systemd tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd"
+}
+
+# merge_guests: wait for the guests, then add their output and counts.
+merge_guests() {
+	local host_results=("${RESULTS[@]}") host_times=("${TIMES[@]}")
+	local p=$PASSED f=$FAILED s=$SKIPPED any=$ANY_FAILED t0 i layer state
+	local g_results=() g_times=() gp=0 gf=0 gs=0
+	[ "${#GUEST_PIDS[@]}" -gt 0 ] || return 0
+	t0=$(date +%s)
+	say "[guests] waiting for the guests"
+	for i in "${!GUEST_PIDS[@]}"; do
+		layer=${GUEST_LAYERS[i]} state=$SRC/build-release/${GUEST_LAYERS[i]}.state
+		wait "${GUEST_PIDS[i]}"
+		cat "$SRC/build-release/$layer.out" 2>/dev/null
+		RESULTS=() TIMES=() PASSED=0 FAILED=0 SKIPPED=0 ANY_FAILED=0
+		# shellcheck source=/dev/null
+		if ! [ -s "$state" ] || ! . "$state"; then
+			RESULTS=() TIMES=() PASSED=0 FAILED=0 SKIPPED=0 ANY_FAILED=0
+			record release "$layer" FAIL 0 1 0 "the guest's lane ended without results: $SRC/build-release/$layer.out"
+		fi
+		g_results+=("${RESULTS[@]}") g_times+=("${TIMES[@]}")
+		gp=$((gp + PASSED)) gf=$((gf + FAILED)) gs=$((gs + SKIPPED))
+		[ "$ANY_FAILED" -eq 0 ] || any=1
+	done
+	RESULTS=("${host_results[@]}" "${g_results[@]}")
+	TIMES=("${host_times[@]}" "${g_times[@]}")
+	timed "waiting for the guests" "$(since "$t0")" "after the host's layers"
+	PASSED=$((p + gp)) FAILED=$((f + gf)) SKIPPED=$((s + gs)) ANY_FAILED=$any
+}
+
 trap 'write_totals' EXIT
 t0=$(date +%s)
 install_deps
 prepare_tree
 timed "setup" "$(since "$t0")" "apt-get, autogen.sh"
-build_and_check release "$FUZZ_SECONDS_RELEASE"
+if build release; then
+	[ "$QUICK" = 1 ] || start_guests
+	check_build release "$FUZZ_SECONDS_RELEASE"
+fi
 if [ "$QUICK" = 1 ]; then
 	print_results
 	finish
 fi
 t0=$(date +%s)
-run_vm vm tests/vm/TESTS shell 1200
-timed vm "$(since "$t0")" "qemu guest, PID 1 a shell"
-t0=$(date +%s)
-run_vm vm-systemd tests/vm/TESTS-systemd systemd 3000
-timed vm-systemd "$(since "$t0")" "qemu guest, PID 1 systemd"
-t0=$(date +%s)
 run_e2e
 timed e2e "$(since "$t0")"
-build_and_check asan 0 --enable-sanitizers --enable-fault-injection
+build asan --enable-sanitizers --enable-fault-injection && check_build asan 0
 t0=$(date +%s)
 run_lint
 timed lint "$(since "$t0")"
+merge_guests
 print_results
 finish

@@ -24,6 +24,19 @@
 # is left: it is part of the scenario.  e2e_done prints both columns side
 # by side and the plan.
 #
+# runc's column need not be run each time: runc's result does not depend
+# on brig's code.  tests/e2e/baselines/CONTEXT holds runc's results of
+# one script in one context (the script, the engines' cgroup driver,
+# E2E_ONLY, E2E_PARALLEL, host or guest) with the versions they were
+# recorded with (runc, Podman, conmon, containerd, catatonit, the kernel,
+# the cgroup layout, PID 1) and, per scenario, a checksum of its function
+# and of e2e_check_clean.  A scenario whose entry is there, with the same
+# checksum, under the same versions, takes runc's result from it; any
+# other runs runc live, and the end of the output says which and why.
+# tests/e2e/baseline.sh records the files anew (E2E_BASELINE_OUT=DIR:
+# runc alone, live, every result written to DIR/CONTEXT); E2E_RUNC_LIVE=1
+# ignores them.
+#
 # Environment: BRIG (the binary under test), RUNC (default /usr/sbin/runc;
 # when missing, brig runs alone and each line says so), E2E_TIMEOUT
 # (seconds a command may take, default 60), E2E_CGROUP_MANAGER (cgroupfs,
@@ -85,10 +98,105 @@ _e2e_setup_runtimes() {
 	}
 	if [ -x "$RUNC" ]; then
 		E2E_RUNTIMES+=("runc=$RUNC")
+		_e2e_baseline_open
 	else
 		diag "no runc at $RUNC: brig runs alone"
 	fi
-	E2E_RUNTIMES+=("brig=$BRIG")
+	[ -n "${E2E_BASELINE_OUT:-}" ] || E2E_RUNTIMES+=("brig=$BRIG")
+}
+
+# ------------------------------------------------------------ runc's baseline
+
+_e2e_context=''   # this run's baseline name
+_e2e_versions=''  # what runc's results depend on besides the scenario
+_e2e_baseline=''  # the file whose results stand for runc's, if usable
+_e2e_from_baseline=0
+_e2e_live=()      # "NAME: why" for each scenario runc ran live for
+
+# _e2e_context_name: the baseline's name for this script in this context.
+_e2e_context_name() {
+	local where=host
+	[ "${BRIG_VM:-}" = 1 ] && where=vm-$(cat /proc/1/comm 2>/dev/null)
+	printf '%s-%s%s%s-%s' "$(basename "$0" .sh)" "$E2E_CGROUP_MANAGER" \
+		"${E2E_ONLY:+-$E2E_ONLY}" "${E2E_PARALLEL:+-p$E2E_PARALLEL}" "$where"
+}
+
+# _e2e_version_list: one "tool version" per tool runc's results depend on.
+_e2e_version_list() {
+	local v
+	v=$("$RUNC" --version 2>/dev/null | head -n 1)
+	echo "runc: ${v:-?}"
+	for tool in podman conmon containerd catatonit; do
+		command -v "$tool" >/dev/null || continue
+		v=$("$tool" --version 2>/dev/null | head -n 1)
+		echo "$tool: ${v:-?}"
+	done
+	echo "kernel: $(uname -r)"
+	echo "cgroup: $(stat -fc %T /sys/fs/cgroup)"
+	echo "pid1: $(cat /proc/1/comm 2>/dev/null)"
+}
+
+# _e2e_baseline_open: find this context's baseline; usable when its
+# versions are this machine's (recording: start the file anew).
+_e2e_baseline_open() {
+	local file recorded
+	_e2e_context=$(_e2e_context_name)
+	_e2e_versions=$(_e2e_version_list | paste -sd ';' - | sed 's/;/; /g')
+	if [ -n "${E2E_BASELINE_OUT:-}" ]; then
+		mkdir -p "$E2E_BASELINE_OUT" || exit 1
+		{
+			echo "# runc's results of tests/e2e/$(basename "$0") ($_e2e_context), written by"
+			echo "# tests/e2e/baseline.sh: see tests/e2e/lib.sh.  Record again, do not edit."
+			printf 'recorded\t%s\n' "$(date -u +%Y-%m-%d)"
+			printf 'versions\t%s\n' "$_e2e_versions"
+		} >"$E2E_BASELINE_OUT/$_e2e_context" || exit 1
+		diag "recording runc's baseline: $E2E_BASELINE_OUT/$_e2e_context"
+		return 0
+	fi
+	file=$BRIG_SRCDIR/tests/e2e/baselines/$_e2e_context
+	if [ "${E2E_RUNC_LIVE:-0}" = 1 ]; then
+		diag "E2E_RUNC_LIVE=1: runc runs live"
+	elif [ ! -f "$file" ]; then
+		diag "no runc baseline $file: runc runs live (tests/e2e/baseline.sh records one)"
+	elif [ "$(awk -F '\t' '$1 == "versions" { print $2 }' "$file")" != "$_e2e_versions" ]; then
+		diag "runc's baseline $file is stale: runc runs live (tests/e2e/baseline.sh records it again)"
+		diag "  recorded with: $(awk -F '\t' '$1 == "versions" { print $2 }' "$file")"
+		diag "  here:          $_e2e_versions"
+	else
+		_e2e_baseline=$file
+		recorded=$(awk -F '\t' '$1 == "recorded" { print $2 }' "$file")
+		diag "runc's results from the baseline $file (recorded $recorded) where it has them"
+	fi
+}
+
+# _e2e_sum FUNC: the checksum of a scenario's code as the baseline keys it.
+_e2e_sum() {
+	{
+		declare -f "$1"
+		declare -f e2e_check_clean 2>/dev/null
+	} | cksum | cut -d' ' -f1
+}
+
+# _e2e_baseline_result NAME FUNC: runc's result from the baseline (pass,
+# FAIL or skip) in _e2e_res, or an empty one and why in _e2e_why.
+_e2e_baseline_result() {
+	local r
+	_e2e_res='' _e2e_why=''
+	[ -n "$_e2e_baseline" ] || return 0
+	r=$(awk -F '\t' -v n="$1" '$1 ~ /^(pass|FAIL|skip)$/ && $3 == n { print $1 " " $2; exit }' \
+		"$_e2e_baseline")
+	if [ -z "$r" ]; then
+		_e2e_why="not in the baseline"
+	elif [ "${r#* }" != "$(_e2e_sum "$2")" ]; then
+		_e2e_why="changed since the baseline"
+	else
+		_e2e_res=${r%% *}
+	fi
+}
+
+# _e2e_baseline_write NAME FUNC RESULT: one result into the baseline.
+_e2e_baseline_write() {
+	printf '%s\t%s\t%s\n' "$3" "$(_e2e_sum "$2")" "$1" >>"$E2E_BASELINE_OUT/$_e2e_context"
 }
 
 # _e2e_run NAME FUNC: run FUNC once with the runtime NAME=PATH; 0 pass,
@@ -130,6 +238,16 @@ scenario() {
 	fi
 	_tap_n=$((_tap_n + 1))
 	for rt in "${E2E_RUNTIMES[@]}"; do
+		if [ "${rt%%=*}" = runc ] && [ -n "$_e2e_baseline" ]; then
+			_e2e_baseline_result "$name" "$func"
+			if [ -n "$_e2e_res" ]; then
+				col+=("runc:$_e2e_res")
+				runc_log="(runc's result in the baseline $_e2e_baseline)"
+				_e2e_from_baseline=$((_e2e_from_baseline + 1))
+				continue
+			fi
+			_e2e_live+=("$name: $_e2e_why")
+		fi
 		_e2e_run "$rt" "$func"
 		r=$?
 		case $r in
@@ -142,6 +260,7 @@ scenario() {
 			brig_log=$(cat "$E2E_TMP/log")
 		else
 			runc_log=$(cat "$E2E_TMP/log")
+			[ -z "${E2E_BASELINE_OUT:-}" ] || _e2e_baseline_write "$name" "$func" "$res"
 		fi
 	done
 	local runc_res=none brig_res=none c
@@ -152,7 +271,10 @@ scenario() {
 		esac
 	done
 	_e2e_table+=("$(printf '%-44s %-6s %-6s' "${name:0:44}" "$runc_res" "$brig_res")")
-	if [ "$brig_res" = skip ]; then
+	if [ -n "${E2E_BASELINE_OUT:-}" ]; then
+		echo "ok $_tap_n - $name # runc: $runc_res (recorded)"
+		[ "$runc_res" = pass ] || diag "runc:" "$runc_log"
+	elif [ "$brig_res" = skip ]; then
 		echo "ok $_tap_n - $name # SKIP ${brig_log##*# SKIP }"
 	elif [ "$brig_res" = pass ]; then
 		note=
@@ -180,6 +302,12 @@ e2e_done() {
 	done
 	[ "$_e2e_left_out" -eq 0 ] ||
 		diag "$_e2e_left_out scenario(s) without the tag $E2E_ONLY (E2E_ONLY) left out"
+	if [ -n "$_e2e_baseline" ]; then
+		diag "runc: $_e2e_from_baseline scenario(s) from the baseline, ${#_e2e_live[@]} live"
+		for line in "${_e2e_live[@]}"; do
+			diag "  runc live: $line"
+		done
+	fi
 	echo "1..$_tap_n"
 	exit 0
 }

@@ -623,13 +623,13 @@ cpu_limit() {
 	local dir d
 	local IFS=:
 	for dir in ${BRIG_TEST_CGROUPS:-}; do
-		for d in $(find "$dir" -type d -name "$1" 2>/dev/null); do
+		while IFS= read -r d; do
 			if [ -f "$d/cpu.cfs_quota_us" ]; then
 				echo 50000 >"$d/cpu.cfs_quota_us" || return 1
 			elif [ -f "$d/cpu.max" ]; then
 				echo "50000 100000" >"$d/cpu.max" || return 1
 			fi
-		done
+		done < <(find "$dir" -type d -name "$1" 2>/dev/null)
 	done
 }
 

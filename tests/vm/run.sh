@@ -48,8 +48,8 @@
 #
 # Needs: root, qemu-system-x86_64 (package qemu-system-x86), a kernel in
 # /boot with its modules (linux-image-amd64), a static busybox
-# (busybox-static).  One guest at a time on the machine: a second run waits
-# for the first (flock on /run/lock/brig-vm.lock).  Without a usable KVM the
+# (busybox-static).  Guests may run side by side; a cache update waits for
+# another (flock on /run/lock/brig-vm.lock).  Without a usable KVM the
 # guest is emulated (TCG): exec-heavy shell tests run 15-30 times slower
 # than on the host, and timings say nothing about brig; the guest is for
 # correctness.
@@ -144,18 +144,21 @@ for entry in "$@"; do
 	SCRIPTS+=("$path") LABELS+=("$entry") NAMES+=("$name") ENVS+=("${vars[*]}")
 done
 
-# ------------------------------------------------------------ one at a time
+# ------------------------------------------------------------ the cache
 
 mkdir -p "$CACHE" || cannot_run "cannot create the cache $CACHE"
 
-# One guest at a time on this machine (and one cache update): the lock is
-# held until every process of ours that inherited it, qemu included, ends.
+# One cache update at a time on this machine: the lock is held while the
+# kernel is extracted and the initramfs built, then let go.  Guests may
+# run side by side (tests/run-all.sh runs both at once): each has a run
+# directory and results of its own, and reads the cache files only at
+# boot (an update replaces them by rename).
 LOCKFILE=$CACHE/lock
 [ -d /run/lock ] && [ -w /run/lock ] && LOCKFILE=/run/lock/brig-vm.lock
 exec {LOCK}>"$LOCKFILE" || cannot_run "cannot open $LOCKFILE"
 if ! flock -n "$LOCK"; then
-	say "waiting for the other guest to finish (one at a time; $LOCKFILE)"
-	flock -w "$TIMEOUT" "$LOCK" || fail "still waiting for the other guest after ${TIMEOUT}s"
+	say "waiting for another guest's cache update ($LOCKFILE)"
+	flock -w "$TIMEOUT" "$LOCK" || fail "still waiting for the cache after ${TIMEOUT}s"
 fi
 
 # A results directory is ours to empty only if we made it (.vm-results).
@@ -272,6 +275,8 @@ if [ "$(cat "$INITRD.key" 2>/dev/null)" != "$INITRD_KEY" ] || [ ! -s "$INITRD" ]
 	build_initramfs || cannot_run "cannot build the initramfs"
 	echo "$INITRD_KEY" >"$INITRD.key"
 fi
+flock -u "$LOCK"
+exec {LOCK}>&-
 
 # ------------------------------------------------------------ the run
 
