@@ -61,7 +61,7 @@ struct exec_job {
 	int initfd, pidfd, console, master;
 	int rootfd;  /* no mount namespace of its own: the init's root */
 	int jpidfd;  /* the joiner's, until it is reaped */
-	char *subcg; /* --cgroup, cleaned: a path below the container's, or NULL */
+	char **subcg; /* --cgroup: per hierarchy, a path below the container's, or NULL */
 	int sock[2];
 	pid_t pid;
 	bool own_userns; /* the container has a user namespace of its own */
@@ -75,6 +75,7 @@ static void job_release(struct exec_job *j)
 {
 	brig_seccomp_prog_release(&j->seccomp);
 	brig_process_plan_release(&j->plan);
+	brig_cgroup_sub_paths_free(&j->cg, j->subcg);
 	brig_cgroup_release(&j->cg);
 	brig_process_doc_free(j->pdoc);
 	brig_config_free(j->cfg);
@@ -91,7 +92,6 @@ static void job_release(struct exec_job *j)
 		close(j->pidfd);
 	if (j->jpidfd >= 0)
 		close(j->jpidfd);
-	free(j->subcg);
 	if (j->console >= 0)
 		close(j->console);
 	if (j->master >= 0)
@@ -466,61 +466,19 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
 	return brig_cgroup_from_state(j->c.s, &j->cg, err);
 }
 
-/*
- * --cgroup as runc reads it: a path below the container's cgroup, cleaned
- * ("/a" and "a" are the same, "a/.." is the container's own, "" none); one
- * that climbs out of it is refused in runc's words.  Only the v2 form:
- * runc's "controller:path" for v1 is not taken.
- */
-static int sub_cgroup(const char *arg, char **out, struct brig_error *err)
-{
-	struct brig_strbuf sb = BRIG_STRBUF_INIT;
-	const char *p = arg;
-
-	*out = NULL;
-	if (!arg)
-		return 0;
-	if (strchr(arg, ':'))
-		return brig_error_set(
-		    err, "--cgroup \"%s\": the controller:path form is not supported", arg);
-	while (*p) {
-		size_t len;
-
-		p += strspn(p, "/");
-		len = strcspn(p, "/");
-		if (len == 2 && !strncmp(p, "..", 2)) {
-			char *slash = sb.buf ? strrchr(sb.buf, '/') : NULL;
-
-			if (!sb.len) {
-				brig_strbuf_release(&sb);
-				return brig_error_set(err, "%s is not a sub cgroup path", arg);
-			}
-			sb.len = slash ? (size_t)(slash - sb.buf) : 0;
-			sb.buf[sb.len] = '\0';
-		} else if (len && !(len == 1 && p[0] == '.')) {
-			brig_strbuf_addf(&sb, "%s%.*s", sb.len ? "/" : "", (int)len, p);
-		}
-		p += len;
-	}
-	if (sb.len)
-		*out = brig_xstrdup(sb.buf);
-	brig_strbuf_release(&sb);
-	return 0;
-}
-
 /* The cgroup the process is born in: the container's v2 one, or with
  * --cgroup a sub-cgroup of it. */
 static int cgroup_fd(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
 {
-	if (sub_cgroup(o->cgroup, &j->subcg, err) < 0)
+	if (brig_cgroup_sub_paths(&j->cg, o->cgroups, o->n_cgroups, &j->subcg, err) < 0)
 		return -1;
 	for (size_t i = 0; i < j->cg.n; i++) {
 		_cleanup_free_ char *dir = NULL;
 
 		if (!j->cg.h[i].v2)
 			continue;
-		dir = j->subcg ? brig_xasprintf("%s/%s", j->cg.h[i].dir, j->subcg)
-		               : brig_xstrdup(j->cg.h[i].dir);
+		dir = j->subcg && j->subcg[i] ? brig_xasprintf("%s/%s", j->cg.h[i].dir, j->subcg[i])
+		                              : brig_xstrdup(j->cg.h[i].dir);
 		j->cg.v2fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (j->cg.v2fd < 0)
 			return brig_error_setp(err, errno, "open cgroup \"%s\"", dir);

@@ -40,7 +40,8 @@ struct brig_exec_opts {
 	const char *pid_file;
 	const char *console_socket;
 	unsigned int preserve_fds;
-	const char *cgroup; /* --cgroup: a sub-cgroup of the container's */
+	const char **cgroups; /* --cgroup, each given: sub-cgroups of the container's */
+	size_t n_cgroups;
 	bool ignore_paused;
 };
 

@@ -117,19 +117,19 @@ static int disabled_create(const struct brig_linux *lx, const char *id, struct b
 	return 0;
 }
 
-static int disabled_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err)
+static int disabled_open_tasks(struct brig_cgroup *cg, char *const *subs, struct brig_error *err)
 {
 	(void)cg;
-	(void)sub;
+	(void)subs;
 	(void)err;
 	return 0;
 }
 
-static int disabled_enter(struct brig_cgroup *cg, const char *sub, pid_t pid,
+static int disabled_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
                           struct brig_error *err)
 {
 	(void)cg;
-	(void)sub;
+	(void)subs;
 	(void)pid;
 	(void)err;
 	return 0;
@@ -180,14 +180,14 @@ int brig_cgroup_create(const struct brig_linux *lx, const char *id, enum brig_cg
 	return cg->mgr->create(lx, id, cg, err);
 }
 
-int brig_cgroup_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err)
+int brig_cgroup_open_tasks(struct brig_cgroup *cg, char *const *subs, struct brig_error *err)
 {
-	return cg->mgr->open_tasks(cg, sub, err);
+	return cg->mgr->open_tasks(cg, subs, err);
 }
 
-int brig_cgroup_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, struct brig_error *err)
+int brig_cgroup_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid, struct brig_error *err)
 {
-	return cg->mgr->enter(cg, sub, pid, err);
+	return cg->mgr->enter(cg, subs, pid, err);
 }
 
 /* ------------------------------------------------------------ state */

@@ -162,7 +162,8 @@ static inline int brig_cgroup_clone_fd(const struct brig_cgroup *cg)
 
 /*
  * Before the clone: open the "tasks" file of every v1 hierarchy (of its
- * sub-cgroup @sub when not NULL: exec --cgroup), so that the new process
+ * sub-cgroup @subs[i] of hierarchy i when @subs and it are not NULL:
+ * exec --cgroup), so that the new process
  * can enter them itself with brig_cgroup_enter_self.  A process
  * that moves itself by writing "0" there skips the kernel's global
  * threadgroup lock, whose first writer after an idle spell waits for an
@@ -172,7 +173,19 @@ static inline int brig_cgroup_clone_fd(const struct brig_cgroup *cg)
  * the credentials the file was opened with, brig's).  Not for the systemd
  * driver.
  */
-int brig_cgroup_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err);
+int brig_cgroup_open_tasks(struct brig_cgroup *cg, char *const *subs, struct brig_error *err);
+/*
+ * exec --cgroup, as runc reads it (@args: each flag given): "PATH" alone,
+ * a sub-cgroup of the container's in every hierarchy; "CTRL[,CTRL]:PATH",
+ * in those controllers' v1 hierarchies, the flag repeated for others.
+ * *@out: one entry per hierarchy of @cg, NULL for the container's own
+ * cgroup (and NULL itself when @n is 0); each named one must exist.  A
+ * path out of the container's cgroup, an unknown controller, a missing
+ * sub-cgroup: refused in runc's words.  Freed by brig_cgroup_sub_paths_free.
+ */
+int brig_cgroup_sub_paths(const struct brig_cgroup *cg, const char *const *args, size_t n,
+                          char ***out, struct brig_error *err);
+void brig_cgroup_sub_paths_free(const struct brig_cgroup *cg, char **subs);
 /* In the new process, first thing: into each hierarchy opened above, the
  * freezer last; the fds are closed then (root's, they must never reach
  * the container's processes). */
@@ -180,10 +193,10 @@ int brig_cgroup_enter_self(struct brig_cgroup *cg, struct brig_error *err);
 /* After the clone, in brig: the fds are the new process's business now. */
 void brig_cgroup_close_tasks(struct brig_cgroup *cg);
 
-/* Put @pid into every hierarchy (its sub-cgroup @sub when not NULL) it
+/* Put @pid into every hierarchy (its sub-cgroup @subs[i], as above) it
  * was not born into, nor entered itself (systemd driver: start the unit
  * with it, then apply the resources). */
-int brig_cgroup_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, struct brig_error *err);
+int brig_cgroup_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid, struct brig_error *err);
 
 /* Record @cg into @s (strings are copied into its arena), and back. */
 void brig_cgroup_to_state(const struct brig_cgroup *cg, struct brig_state *s);

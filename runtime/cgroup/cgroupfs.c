@@ -614,18 +614,25 @@ out:
 	return ret;
 }
 
-static int cgroupfs_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err)
+/* The file @name of hierarchy @i's sub-cgroup, or of its own cgroup. */
+static char *sub_file(char *const *subs, size_t i, const char *name)
 {
-	_cleanup_free_ char *file = sub ? brig_xasprintf("%s/tasks", sub) : brig_xstrdup("tasks");
+	return subs && subs[i] ? brig_xasprintf("%s/%s", subs[i], name) : brig_xstrdup(name);
+}
 
+static int cgroupfs_open_tasks(struct brig_cgroup *cg, char *const *subs, struct brig_error *err)
+{
 	if (!cg->n)
 		return 0;
 	cg->tasks = brig_xcalloc(cg->n, sizeof(*cg->tasks));
 	for (size_t i = 0; i < cg->n; i++)
 		cg->tasks[i] = -1;
 	for (size_t i = 0; i < cg->n; i++) {
+		_cleanup_free_ char *file = NULL;
+
 		if (cg->h[i].v2)
 			continue; /* born there, or entered by brig */
+		file = sub_file(subs, i, "tasks");
 		cg->tasks[i] = brig_cg_open_file(&cg->h[i], file, O_WRONLY);
 		if (cg->tasks[i] < 0)
 			return brig_error_setp(err, errno, "open \"%s/%s\"", cg->h[i].dir, file);
@@ -661,17 +668,17 @@ void brig_cgroup_close_tasks(struct brig_cgroup *cg)
 	cg->tasks = NULL;
 }
 
-static int cgroupfs_enter(struct brig_cgroup *cg, const char *sub, pid_t pid,
+static int cgroupfs_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
                           struct brig_error *err)
 {
-	_cleanup_free_ char *file =
-	    sub ? brig_xasprintf("%s/cgroup.procs", sub) : brig_xstrdup("cgroup.procs");
-
 	for (size_t i = 0; i < cg->n; i++) {
+		_cleanup_free_ char *file = NULL;
+
 		if (cg->h[i].v2 && cg->v2fd >= 0)
 			continue; /* born there */
 		if (cg->tasks && cg->tasks[i] >= 0)
 			continue; /* the process entered it itself */
+		file = sub_file(subs, i, "cgroup.procs");
 		if (brig_cg_writef(&cg->h[i], file, err, "%d", (int)pid) < 0)
 			return -1;
 	}

@@ -91,8 +91,8 @@ struct brig_cg_manager {
 	int (*create)(const struct brig_linux *lx, const char *id, struct brig_cgroup *cg,
 	              struct brig_error *err);
 	/* brig_cgroup_open_tasks and brig_cgroup_enter */
-	int (*open_tasks)(struct brig_cgroup *cg, const char *sub, struct brig_error *err);
-	int (*enter)(struct brig_cgroup *cg, const char *sub, pid_t pid, struct brig_error *err);
+	int (*open_tasks)(struct brig_cgroup *cg, char *const *subs, struct brig_error *err);
+	int (*enter)(struct brig_cgroup *cg, char *const *subs, pid_t pid, struct brig_error *err);
 	/* update: what the manager holds besides the files, before they are
 	 * written (the unit's properties) */
 	int (*update)(const struct brig_cgroup *cg, const struct brig_resources *r,

@@ -76,16 +76,17 @@ out:
 /* The init cannot enter a unit that does not exist yet: brig starts it
  * with the init's pid.  A unit that exists (exec) is entered as cgroupfs
  * directories are. */
-static int systemd_open_tasks(struct brig_cgroup *cg, const char *sub, struct brig_error *err)
+static int systemd_open_tasks(struct brig_cgroup *cg, char *const *subs, struct brig_error *err)
 {
 	if (cg->sd)
 		return 0;
-	return brig_cg_cgroupfs_manager.open_tasks(cg, sub, err);
+	return brig_cg_cgroupfs_manager.open_tasks(cg, subs, err);
 }
 
 /* The unit, with the init in it; then the hierarchies systemd does not
  * manage, and what its properties cannot say, through cgroupfs (runc). */
-static int systemd_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, struct brig_error *err)
+static int systemd_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
+                         struct brig_error *err)
 {
 	const struct brig_resources *r = NULL;
 	_cleanup_free_ struct brig_dev_rule *rules = NULL;
@@ -93,7 +94,7 @@ static int systemd_enter(struct brig_cgroup *cg, const char *sub, pid_t pid, str
 	struct brig_resources none = { 0 };
 
 	if (!cg->sd)
-		return brig_cg_cgroupfs_manager.enter(cg, sub, pid, err);
+		return brig_cg_cgroupfs_manager.enter(cg, subs, pid, err);
 	r = cg->lx ? cg->lx->resources : NULL;
 	n_rules = brig_cg_device_rules(cg->lx, &rules);
 	if (brig_systemd_start(cg->sd, pid, r, rules, n_rules, cg->layout == BRIG_CG_V2, err) < 0)

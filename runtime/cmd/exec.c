@@ -109,10 +109,8 @@ static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err
 			return brig_error_usage(
 			    err, "invalid value \"%s\" for flag --additional-gids", g);
 	}
-	if (v[OPT_CGROUP].n > 1)
-		return brig_error_usage(err, "--cgroup: only one sub-cgroup is supported");
-	if (v[OPT_CGROUP].n)
-		o.cgroup = v[OPT_CGROUP].list[0];
+	o.cgroups = v[OPT_CGROUP].list;
+	o.n_cgroups = v[OPT_CGROUP].n;
 	if (!o.process_file && o.n_args < 1)
 		return brig_error_usage(err, "exec: no command given (or --process FILE)");
 	/* runc's exec: whatever fails once the command line is read is

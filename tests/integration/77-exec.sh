@@ -843,6 +843,74 @@ t_cgroup_sub() {
 	assert_empty_dir "$T/root"
 }
 
+# exec --cgroup in runc's forms: CTRL:PATH and CTRL1,CTRL2:PATH for v1
+# hierarchies, the flag repeated, each controller in its own sub-cgroup
+# and the others in the container's; a bare PATH alone.  Refused in
+# runc's words, which its exec.bats matches: a missing sub-cgroup
+# (" adding pid ", ".../nosuch/cgroup.procs: no such file "), an unknown
+# controller ("unknown controller "), two bare paths ("missing
+# <controller>: prefix").  On pure v2 every CTRL: form is an unknown
+# controller, as with runc.  Before, the CTRL: form and a second --cgroup
+# were refused.  runc runs the refusals side by side where installed.
+t_cgroup_forms() {
+	local subs runc rt id line ctrl want
+	[ -n "${BRIG_TEST_CGROUPS:-}" ] ||
+		skip "needs the cgroups of tests/helpers/subreaper (BRIG_TEST_CGROUPS)"
+	sleeper || return
+	subs=$(make_sub_cgroups c1) || fail "cannot make the sub-cgroups"
+	# shellcheck disable=SC2086
+	defer remove_sub_cgroups $subs
+	if [ "$(stat -fc %T /sys/fs/cgroup)" = cgroup2fs ]; then
+		ex --cgroup memory:sub c1 true
+		assert_rc 255
+		assert_contains "$err" "unknown controller " "v2: memory:sub"
+	else
+		ex --cgroup memory:sub --cgroup pids,freezer:sub c1 cat /proc/self/cgroup
+		assert_rc 0
+		while IFS=: read -r _ ctrl line; do
+			case ",$ctrl," in
+			*,memory,* | *,pids,* | *,freezer,*) want=sub ;;
+			*) want=own ;;
+			esac
+			if [ "$want" = sub ]; then
+				assert_match "$line" '/sub$' "memory:sub --cgroup pids,freezer:sub: $ctrl"
+			else
+				[[ $line != */sub ]] || fail "memory:sub --cgroup pids,freezer:sub: $ctrl in $line"
+			fi
+		done <<<"$out"
+		ex --cgroup memory:nosuch c1 true
+		assert_rc 255
+		assert_contains "$err" " adding pid " "memory:nosuch"
+		assert_contains "$err" "/nosuch/cgroup.procs: no such file " "memory:nosuch"
+	fi
+	runc=$(side_runc) || runc=
+	if [ -n "$runc" ]; then
+		brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
+		"$runc" --root "$T/runc" run -d --bundle "$T/b" r1 </dev/null >/dev/null 2>&1 ||
+			fail "runc run -d r1"
+		defer "$runc" --root "$T/runc" delete --force r1
+	fi
+	for rt in brig ${runc:+runc}; do
+		if [ "$rt" = brig ]; then
+			id=c1
+			x() { br exec "$@"; }
+		else
+			id=r1
+			x() { run_cmd "$runc" --root "$T/runc" exec "$@"; }
+		fi
+		x --cgroup nosuch "$id" true
+		assert_rc 255
+		assert_contains "$err" " adding pid " "$rt: --cgroup nosuch"
+		assert_contains "$err" "/nosuch/cgroup.procs: no such file " "$rt: --cgroup nosuch"
+		x --cgroup whaaat:/ "$id" true
+		assert_rc 255
+		assert_contains "$err" "unknown controller " "$rt: --cgroup whaaat:/"
+		x --cgroup a --cgroup b "$id" true
+		assert_rc 255
+		assert_contains "$err" "missing <controller>: prefix" "$rt: two bare --cgroup"
+	done
+}
+
 # delete --force with a sub-cgroup the engine made (and left) under the
 # container's: runc removes the whole tree, the process in it killed.
 t_cgroup_sub_left() {
@@ -966,5 +1034,6 @@ tap_test "delete --force kills exec'd processes" t_delete_force
 tap_test "kill --all kills exec'd processes" t_kill_all
 tap_test "exec makes no host mount" t_no_mounts
 tap_test "exec --cgroup into a sub-cgroup" t_cgroup_sub
+tap_test "exec --cgroup CTRL:PATH, repeated, and runc's refusals" t_cgroup_forms
 tap_test "delete --force with a sub-cgroup left under the container's" t_cgroup_sub_left
 tap_done
