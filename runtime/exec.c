@@ -59,8 +59,8 @@ struct exec_job {
 	struct brig_seccomp_prog seccomp;
 	struct brig_cgroup cg;
 	int initfd, pidfd, console, master;
-	int rootfd;  /* no mount namespace of its own: the init's root */
-	int jpidfd;  /* the joiner's, until it is reaped */
+	int rootfd;   /* no mount namespace of its own: the init's root */
+	int jpidfd;   /* the joiner's, until it is reaped */
 	char **subcg; /* --cgroup: per hierarchy, a path below the container's, or NULL */
 	int sock[2];
 	pid_t pid;

@@ -511,10 +511,11 @@ static int check_not_frozen(const struct brig_cgroup *cg, struct brig_error *err
 	for (size_t i = 0; i < cg->n; i++)
 		if (hier_frozen(&cg->h[i]))
 			/* runc's words first: its tests match them */
-			return brig_error_set(err,
-			                      "container's cgroup unexpectedly frozen: cgroup \"%s\" "
-			                      "is frozen",
-			                      cg->h[i].dir);
+			return brig_error_set(
+			    err,
+			    "container's cgroup unexpectedly frozen: cgroup \"%s\" "
+			    "is frozen",
+			    cg->h[i].dir);
 	return 0;
 }
 

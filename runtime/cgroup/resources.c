@@ -98,7 +98,8 @@ size_t brig_cg_config_device_rules(const struct brig_resources *r, struct brig_d
 			           i, d->access);
 		/* no letter left: the rule allows or denies nothing */
 		if (!bits) {
-			brig_debug("config.json: linux.resources.devices[%zu]: no access: left out", i);
+			brig_debug("config.json: linux.resources.devices[%zu]: no access: left out",
+			           i);
 			continue;
 		}
 		rules[k++] = (struct brig_dev_rule){

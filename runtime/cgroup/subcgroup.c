@@ -102,8 +102,8 @@ static int check_there(const struct brig_cgroup *cg, char *const *subs, struct b
 			continue;
 		procs = brig_xasprintf("%s/%s/cgroup.procs", cg->h[i].dir, subs[i]);
 		if (stat(procs, &st) < 0)
-			return brig_error_sete(err, errno, "adding pid to cgroups: open %s: %s", procs,
-			                       brig_strerror_go(errno, buf, sizeof(buf)));
+			return brig_error_sete(err, errno, "adding pid to cgroups: open %s: %s",
+			                       procs, brig_strerror_go(errno, buf, sizeof(buf)));
 	}
 	return 0;
 }
@@ -126,9 +126,9 @@ int brig_cgroup_sub_paths(const struct brig_cgroup *cg, const char *const *args,
 		else if (colon)
 			r = by_controller(cg, arg, colon, subs, err);
 		else if (n > 1)
-			r = brig_error_set(err,
-			                   "invalid --cgroup argument: %s (missing <controller>: prefix)",
-			                   arg);
+			r = brig_error_set(
+			    err, "invalid --cgroup argument: %s (missing <controller>: prefix)",
+			    arg);
 		else
 			for (size_t i = 0; i < cg->n && (r = assign(subs, i, arg, err)) == 0; i++)
 				;

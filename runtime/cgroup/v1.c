@@ -92,13 +92,12 @@ static int check(const struct brig_cgroup *cg, const struct brig_resources *r,
 		                      "mounted",
 		                      BRIG_CG_R);
 	if (r->n_unified && !brig_cg_find(cg, BRIG_CG_UNIFIED))
-		return brig_error_set(err, V1_UNIFIED ": %sunified: no cgroup2 hierarchy is mounted",
-		                      BRIG_CG_R);
+		return brig_error_set(
+		    err, V1_UNIFIED ": %sunified: no cgroup2 hierarchy is mounted", BRIG_CG_R);
 	if (r->n_devices && !need(cg, "devices", "devices", err))
 		return -1;
 	return 0;
 }
-
 
 #define put brig_cg_put
 

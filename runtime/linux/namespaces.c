@@ -135,10 +135,10 @@ static int check_dependents(const struct brig_config *cfg, const struct brig_ns_
 		 * rule (kernel.domainname has no rival: Docker sets the NIS
 		 * domain through it) */
 		if (strcmp(lx->sysctl[i].key, "kernel.hostname") == 0)
-			return brig_error_set(err,
-			                      "config.json: linux.sysctl: sysctl \"kernel.hostname\" "
-			                      "is not allowed as it conflicts with the OCI "
-			                      "\"hostname\" field");
+			return brig_error_set(
+			    err, "config.json: linux.sysctl: sysctl \"kernel.hostname\" "
+			         "is not allowed as it conflicts with the OCI "
+			         "\"hostname\" field");
 	}
 	if (lx->n_time_offsets && !plan->is_new[BRIG_NS_TIME])
 		return brig_error_set(err, "config.json: linux.timeOffsets: requires a new time "

@@ -84,19 +84,24 @@ static void test_status(void)
 	    run1(sh_hook("echo out; echo err >&2; exit 3"), BRIG_HOOK_CREATE_RUNTIME, "{}", &err),
 	    -1, "exit 3 fails");
 	is_str(err.msg,
-	       "error running hook: createRuntime hook #0 \"/bin/sh\": exited with status 3, stdout: out, stderr: err",
+	       "error running hook: createRuntime hook #0 \"/bin/sh\": exited with status 3, "
+	       "stdout: out, stderr: err",
 	       "the error names the stage, index, path, status and output");
 	run1(sh_hook("printf 'a\\tb\\033[31m\\n\\n'; exit 1"), BRIG_HOOK_PRESTART, "{}", &err);
-	is_str(err.msg, "error running hook: prestart hook #0 \"/bin/sh\": exited with status 1, stdout: a b [31m",
+	is_str(err.msg,
+	       "error running hook: prestart hook #0 \"/bin/sh\": exited with status 1, stdout: a "
+	       "b [31m",
 	       "output: trailing newlines trimmed, control characters made spaces");
 	run1(sh_hook("kill -TERM $$"), BRIG_HOOK_POSTSTART, "{}", &err);
-	is_str(err.msg, "error running hook: poststart hook #0 \"/bin/sh\": killed by signal 15", "killed by a signal");
+	is_str(err.msg, "error running hook: poststart hook #0 \"/bin/sh\": killed by signal 15",
+	       "killed by a signal");
 	{
 		struct brig_hook h = { .path = "/nonexistent/hook" };
 
 		run1(h, BRIG_HOOK_CREATE_CONTAINER, "{}", &err);
 		is_str(err.msg,
-		       "error running hook: createContainer hook #0 \"/nonexistent/hook\": No such file or directory",
+		       "error running hook: createContainer hook #0 \"/nonexistent/hook\": No such "
+		       "file or directory",
 		       "a missing hook");
 	}
 	/* 100 KiB on stderr: only the tail is kept */
@@ -124,7 +129,8 @@ static void test_timeout(void)
 	is_int(brig_hooks_run(&h, 1, "{}", BRIG_HOOK_POSTSTART, &err), -1,
 	       "a hook past its timeout");
 	took = now() - t0;
-	is_str(err.msg, "error running hook: poststart hook #0 \"/bin/sh\": timed out after 1s", "says so");
+	is_str(err.msg, "error running hook: poststart hook #0 \"/bin/sh\": timed out after 1s",
+	       "says so");
 	ok(took >= 0.9 && took < 3, "is killed at its timeout (%.2f s)", took);
 	/* a hook that exits leaving a child with its stdout: done at its exit */
 	brig_error_release(&err);
@@ -269,7 +275,8 @@ static void test_order(void)
 	hooks[2] = sh_hook("echo three >>$0/order");
 	is_int(brig_hooks_run(hooks, 3, "{}", BRIG_HOOK_CREATE_CONTAINER, &err), -1,
 	       "the second of three fails");
-	is_str(err.msg, "error running hook: createContainer hook #1 \"/bin/sh\": exited with status 1",
+	is_str(err.msg,
+	       "error running hook: createContainer hook #1 \"/bin/sh\": exited with status 1",
 	       "the error names hook #1");
 	order = slurp("order");
 	is_str(order, "one\ntwo\n", "hooks run in order; the first failure ends the stage");
