@@ -31,7 +31,7 @@ struct brig_state {
 	struct brig_arena arena; /* owns every string below */
 	const char *oci_version;
 	const char *id;
-	enum brig_status status; /* as last recorded; see runtime/state.h */
+	enum brig_status status; /* as last recorded; see runtime/lifecycle/state.h */
 	pid_t pid;               /* the container init, 0 when none */
 	uint64_t pid_start;      /* its start time (/proc/PID/stat field 22) */
 	const char *bundle;      /* absolute */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "cmd/options.h"
-#include "context.h"
+#include "lifecycle/context.h"
 #include "util/cleanup.h"
 #include "util/log.h"
 

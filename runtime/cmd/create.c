@@ -4,7 +4,7 @@
 
 #include <stdlib.h>
 
-#include "container.h"
+#include "lifecycle/container.h"
 #include "util/error.h"
 #include "util/id.h"
 

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "checkpoint.h"
+#include "lifecycle/checkpoint.h"
 #include "linux/criu.h"
 #include "util/error.h"
 

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "lifecycle/control.h"
 #include "util/error.h"
 
 enum { OPT_INTERVAL, OPT_STATS };

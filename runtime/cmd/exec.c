@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "exec.h"
+#include "lifecycle/exec.h"
 #include "util/error.h"
 
 enum {

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "features.h"
+#include "lifecycle/features.h"
 #include "linux/criu.h"
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)

@@ -4,7 +4,7 @@
 
 #include <signal.h>
 
-#include "container.h"
+#include "lifecycle/container.h"
 #include "util/error.h"
 
 enum { OPT_ALL };

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "control.h"
-#include "state.h"
+#include "lifecycle/control.h"
+#include "lifecycle/state.h"
 #include "util/error.h"
 #include "util/jsonw.h"
 

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "lifecycle/control.h"
 #include "util/error.h"
 
 enum { OPT_FORMAT };

@@ -3,7 +3,7 @@
 #include "cmd/cmd.h"
 #include "cmd/criu.h"
 
-#include "checkpoint.h"
+#include "lifecycle/checkpoint.h"
 #include "util/error.h"
 #include "util/id.h"
 

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
-#include "control.h"
+#include "lifecycle/control.h"
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
-#include "container.h"
+#include "lifecycle/container.h"
 #include "util/error.h"
 #include "util/id.h"
 

@@ -2,7 +2,7 @@
 #include "config.h"
 #include "cmd/cmd.h"
 
-#include "container.h"
+#include "lifecycle/container.h"
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)
 {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "control.h"
-#include "state.h"
+#include "lifecycle/control.h"
+#include "lifecycle/state.h"
 #include "util/error.h"
 
 static int run(struct brig_cli *cli, struct brig_args *a, struct brig_error *err)

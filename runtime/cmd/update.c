@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "lifecycle/control.h"
 #include "spec/spec.h"
 #include "util/arena.h"
 #include "util/error.h"

@@ -59,11 +59,11 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "container.h"
-#include "context.h"
+#include "lifecycle/container.h"
+#include "lifecycle/context.h"
 #include "job/job.h"
 #include "spec/state.h"
-#include "state.h"
+#include "lifecycle/state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"

@@ -388,7 +388,7 @@ s_runtime_name() {
 	assert_eq "$out" "$RT"
 }
 
-# brig job's deadline and result through an engine (runtime/watch.h): the
+# brig job's deadline and result through an engine (runtime/lifecycle/watch.h): the
 # annotations make brig kill the whole container at the deadline and write
 # the result JSON when it ends.  brig's own: runc ignores them.
 s_job_annotations() {

@@ -17,7 +17,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/job.h"
-#include "container.h"
+#include "lifecycle/container.h"
 #include "util/error.h"
 #include "util/id.h"
 

@@ -3,7 +3,7 @@
 # (issue 30, security part 3): the watcher's result record, and the id
 # ranges' lock files.
 #
-# 1. The result of the run.brig.job.* annotations (runtime/watch.h).  A
+# 1. The result of the run.brig.job.* annotations (runtime/lifecycle/watch.h).  A
 #    plain `brig run` container whose annotations ask for a deadline and
 #    a result gets a watcher, which writes the result, as root on the
 #    host, to the path the annotation names.  When the container can

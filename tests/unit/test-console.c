@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/console.c without root: runc's two rules and their wording, the
+ * runtime/lifecycle/console.c without root: runc's two rules and their wording, the
  * connection to a console socket (a path longer than sun_path too), the
  * master sent as runc sends it, ONLCR cleared, and the relay moving bytes
  * both ways between pipes standing in for brig's stdio and a pty.
@@ -19,7 +19,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "console.h"
+#include "lifecycle/console.h"
 #include "tap.h"
 #include "util/cleanup.h"
 #include "util/error.h"

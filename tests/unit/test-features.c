@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "features.h"
+#include "lifecycle/features.h"
 #include "spec/json.h"
 #include "tap.h"
 #include "util/error.h"

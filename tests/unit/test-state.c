@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The state store (runtime/state.c), container ids and state documents. */
+/* The state store (runtime/lifecycle/state.c), container ids and state documents. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "state.h"
+#include "lifecycle/state.h"
 #include "tap.h"
 #include "util/error.h"
 #include "util/cleanup.h"

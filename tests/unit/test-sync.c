@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/sync.c over a real SOCK_SEQPACKET socketpair: every step
+ * runtime/lifecycle/sync.c over a real SOCK_SEQPACKET socketpair: every step
  * round-trips (bare, with text, with an fd that is checked to be the same
  * file), an ERROR while another step is expected becomes the peer's text,
  * out-of-order, truncated and forged messages are errors naming the steps,
@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sync.h"
+#include "lifecycle/sync.h"
 #include "tap.h"
 #include "util/cleanup.h"
 #include "util/error.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "features.h"
+#include "lifecycle/features.h"
 
 #include <ctype.h>
 #include <stdint.h>

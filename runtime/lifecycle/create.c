@@ -6,7 +6,7 @@
  * (job_abort).  The child side is init.c, and the two talk through sync.c.
  */
 #include "config.h"
-#include "container.h"
+#include "lifecycle/container.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -26,12 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bundle.h"
+#include "lifecycle/bundle.h"
 #include "cgroup/cgroup.h"
-#include "console.h"
-#include "context.h"
+#include "lifecycle/console.h"
+#include "lifecycle/context.h"
 #include "hooks/hooks.h"
-#include "init.h"
+#include "lifecycle/init.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
 #include "linux/mounts.h"
@@ -44,8 +44,8 @@
 #include "linux/syscalls.h"
 #include "linux/userns.h"
 #include "spec/spec.h"
-#include "state.h"
-#include "sync.h"
+#include "lifecycle/state.h"
+#include "lifecycle/sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -53,7 +53,7 @@
 #include "util/log.h"
 #include "util/phases.h"
 #include "util/proc.h"
-#include "watch.h"
+#include "lifecycle/watch.h"
 
 #define EXEC_FIFO "exec.fifo"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "handoff.h"
+#include "lifecycle/handoff.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,11 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "init.h"
+#include "lifecycle/init.h"
 #include "linux/process.h"
 #include "linux/seccomp.h"
 #include "spec/spec.h"
-#include "sync.h"
+#include "lifecycle/sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fs.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "watch.h"
+#include "lifecycle/watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "container.h"
-#include "context.h"
-#include "control.h"
-#include "result.h"
+#include "lifecycle/container.h"
+#include "lifecycle/context.h"
+#include "lifecycle/control.h"
+#include "lifecycle/result.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"

@@ -6,7 +6,7 @@
  * nothing that could fail is left for after execve.
  */
 #include "config.h"
-#include "init.h"
+#include "lifecycle/init.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "handoff.h"
+#include "lifecycle/handoff.h"
 #include "hooks/hooks.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
@@ -41,7 +41,7 @@
 #include "linux/terminal.h"
 #include "linux/userns.h"
 #include "spec/spec.h"
-#include "sync.h"
+#include "lifecycle/sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "container.h"
+#include "lifecycle/container.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bundle.h"
+#include "lifecycle/bundle.h"
 #include "cgroup/cgroup.h"
-#include "console.h"
-#include "context.h"
+#include "lifecycle/console.h"
+#include "lifecycle/context.h"
 #include "hooks/hooks.h"
-#include "init.h"
+#include "lifecycle/init.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
 #include "linux/mounts.h"
@@ -37,8 +37,8 @@
 #include "linux/syscalls.h"
 #include "linux/userns.h"
 #include "spec/spec.h"
-#include "state.h"
-#include "sync.h"
+#include "lifecycle/state.h"
+#include "lifecycle/sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -46,7 +46,7 @@
 #include "util/log.h"
 #include "util/phases.h"
 #include "util/proc.h"
-#include "watch.h"
+#include "lifecycle/watch.h"
 
 #define EXEC_FIFO "exec.fifo"
 #define KILL_WAIT_MS 10000

@@ -23,7 +23,7 @@
  * brig, whatever happens to it.
  */
 #include "config.h"
-#include "checkpoint.h"
+#include "lifecycle/checkpoint.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -40,12 +40,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bundle.h"
+#include "lifecycle/bundle.h"
 #include "cgroup/cgroup.h"
-#include "console.h"
-#include "container.h"
-#include "context.h"
-#include "control.h"
+#include "lifecycle/console.h"
+#include "lifecycle/container.h"
+#include "lifecycle/context.h"
+#include "lifecycle/control.h"
 #include "hooks/hooks.h"
 #include "linux/criu.h"
 #include "linux/mounts.h"
@@ -53,7 +53,7 @@
 #include "linux/resolve.h"
 #include "spec/spec.h"
 #include "spec/state.h"
-#include "state.h"
+#include "lifecycle/state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"
@@ -63,7 +63,7 @@
 #include "util/pb.h"
 #include "util/proc.h"
 #include "util/strbuf.h"
-#include "watch.h"
+#include "lifecycle/watch.h"
 
 #define DESCRIPTORS "descriptors.json"
 #define CRIU_ROOT "criu-root"

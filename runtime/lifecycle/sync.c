@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "sync.h"
+#include "lifecycle/sync.h"
 
 #include <errno.h>
 #include <stdio.h>

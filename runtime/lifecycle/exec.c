@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "exec.h"
+#include "lifecycle/exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,9 +17,9 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "console.h"
-#include "context.h"
-#include "container.h"
+#include "lifecycle/console.h"
+#include "lifecycle/context.h"
+#include "lifecycle/container.h"
 #include "linux/apparmor.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
@@ -32,8 +32,8 @@
 #include "linux/userns.h"
 #include "spec/spec.h"
 #include "spec/state.h"
-#include "state.h"
-#include "sync.h"
+#include "lifecycle/state.h"
+#include "lifecycle/sync.h"
 #include "util/arena.h"
 #include "util/cleanup.h"
 #include "util/error.h"

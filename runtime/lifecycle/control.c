@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "control.h"
+#include "lifecycle/control.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "context.h"
+#include "lifecycle/context.h"
 #include "spec/state.h"
-#include "state.h"
+#include "lifecycle/state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"

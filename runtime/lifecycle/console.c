@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "console.h"
+#include "lifecycle/console.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "sync.h"
+#include "lifecycle/sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "bundle.h"
+#include "lifecycle/bundle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fs.h"
-#include "watch.h"
+#include "lifecycle/watch.h"
 
 int brig_bundle_load(struct brig_bundle *b, const char *dir, struct brig_error *err)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "result.h"
+#include "lifecycle/result.h"
 
 #include <errno.h>
 #include <fcntl.h>

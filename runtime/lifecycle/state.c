@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "config.h"
-#include "state.h"
+#include "lifecycle/state.h"
 
 #include <dirent.h>
 #include <errno.h>
