@@ -234,24 +234,16 @@ static int check_notify(const struct brig_seccomp *sc, bool *notify, struct brig
 		if (s->action != BRIG_SCMP_ACT_NOTIFY)
 			continue;
 		*notify = true;
-		/* the init hands the notify fd over with sendmsg, and writes
-		 * to brig after the filter: notified, either would wait for an
-		 * agent that never gets the fd (runc refuses "write" in its
-		 * words, which tools match on) */
-		for (size_t k = 0; k < s->n_names; k++) {
+		/* the init hands the notify fd over with sendmsg: notified,
+		 * it would wait for an agent that never gets the fd (runc
+		 * refuses "write" for the same reason) */
+		for (size_t k = 0; k < s->n_names; k++)
 			if (strcmp(s->names[k], "sendmsg") == 0)
 				return brig_error_set(
 				    err,
 				    "config.json: linux.seccomp.syscalls[%zu]: "
 				    "SCMP_ACT_NOTIFY cannot be used for \"sendmsg\"",
 				    i);
-			if (strcmp(s->names[k], "write") == 0)
-				return brig_error_set(
-				    err,
-				    "config.json: linux.seccomp.syscalls[%zu]: "
-				    "SCMP_ACT_NOTIFY cannot be used for the write syscall",
-				    i);
-		}
 	}
 	return 0;
 }

@@ -553,7 +553,6 @@ t_notify_create() {
 }
 
 t_notify_errors() {
-	local runc
 	bundle || return
 	# nobody listening: create fails and leaves nothing
 	sc 'true' "$(rule "$MKDIR" SCMP_ACT_NOTIFY | jq -c --arg l "$T/none.sock" '.listenerPath = $l')"
@@ -564,20 +563,11 @@ t_notify_errors() {
 	sc 'true' "$(rule '["sendmsg"]' SCMP_ACT_NOTIFY | jq -c --arg l "$T/none.sock" '.listenerPath = $l')"
 	assert_rc 1
 	assert_err_line 'brig: config.json: linux.seccomp.syscalls[0]: SCMP_ACT_NOTIFY cannot be used for "sendmsg"'
-	# and writes to brig after loading it: refused at create, nothing
-	# left, in runc's words (runc 1.1.5: "SCMP_ACT_NOTIFY cannot be used
-	# for the write syscall"); before, brig went on to the agent
-	sc 'true' "$(rule '["read", "write"]' SCMP_ACT_NOTIFY | jq -c --arg l "$T/none.sock" '.listenerPath = $l')"
-	assert_rc 1
-	assert_err_line 'brig: config.json: linux.seccomp.syscalls[0]: SCMP_ACT_NOTIFY cannot be used for the write syscall'
-	assert_empty_dir "$T/root"/c*
-	if runc=$(side_runc); then
-		brig_bundle_edit "$T/b" '.linux.cgroupsPath = $cg' --arg cg "runc-$RANDOM"
-		run_cmd "$runc" --root "$T/runc" run --bundle "$T/b" r1
-		assert_ne "$rc" 0 "runc's status"
-		assert_contains "$err" "SCMP_ACT_NOTIFY cannot be used for the write syscall" "runc's error"
-		"$runc" --root "$T/runc" delete --force r1 >/dev/null 2>&1
-	fi
+	# write is not refused, where runc 1.1.5 refuses it ("SCMP_ACT_NOTIFY
+	# cannot be used for the write syscall"): runc's init writes to runc
+	# before the agent has the fd, brig's hands the fd over by sendmsg
+	# first, and an agent answers its later writes (81-seccomp-agent.sh
+	# runs a container whose writes its agent answers)
 	sc 'true' "$(jq -cn --arg l "$T/none.sock" '{defaultAction: "SCMP_ACT_NOTIFY", listenerPath: $l}')"
 	assert_rc 1
 	assert_err_line "brig: config.json: linux.seccomp.defaultAction: SCMP_ACT_NOTIFY cannot be the default action"
@@ -649,7 +639,7 @@ tap_test "create and start under a filter" t_create_start
 tap_test "notify: the listener gets the fd and the state, answers an errno" t_notify_errno
 tap_test "notify: continue, TSYNC, WAIT_KILLABLE_RECV, noNewPrivileges false" t_notify_continue
 tap_test "notify: create hands the fd over" t_notify_create
-tap_test "notify: no listener, sendmsg, write, default action" t_notify_errors
+tap_test "notify: no listener, sendmsg, default action" t_notify_errors
 tap_test "notify: exec hands its own filter's fd to the listener" t_notify_exec
 tap_test "calls newer than the profile get ENOSYS, as under runc" t_enosys_newer_calls
 tap_test "brig's own work after the filter does not depend on it, as under runc" t_brig_work_after_filter
