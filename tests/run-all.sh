@@ -14,22 +14,18 @@
 # 3. runs `make check` in each: unit, integration, fuzz, security and
 #    conformance (brig against runc on the world's configs) tests (the fuzzer
 #    for FUZZ_SECONDS=60 in the release build only: FUZZ_SECONDS=0 in asan);
-# 4. once the release build is built, the guests' lane starts in the
-#    background, at a lower priority, beside the host's layers (a guest
-#    has a kernel of its own and sees the host's files read-only: nothing
-#    of one is seen by the other's leak checks): the "vm" layer, the
-#    scripts listed in tests/vm/TESTS run again with the release build
-#    inside a qemu guest with pure cgroup v2 (tests/vm/run.sh; SKIP when
-#    no guest can run here), then the "vm-systemd" layer,
-#    tests/vm/TESTS-systemd in a guest whose PID 1 is systemd (the systemd
-#    cgroup driver against a real systemd);
-#    on the host meanwhile: the release build's check, then the "e2e"
-#    layer: Podman and containerd (ctr and the CRI) driving the release
-#    build, each scenario compared with runc's result (runc's baseline in
-#    tests/e2e/baselines/, or runc live: tests/e2e/lib.sh), then the asan
+# 4. after the release build's check, the "e2e" layer: Podman and
+#    containerd (ctr and the CRI) driving the release build, each
+#    scenario compared with runc's result (runc's baseline in
+#    tests/e2e/baselines/, or runc live: tests/e2e/lib.sh); then the asan
 #    build and its check;
-# 5. runs `make lint` (clang-format check + shellcheck + cppcheck), then
-#    waits for the guests' lane;
+# 5. then the guests, four at once (one CPU each; each list in two
+#    parts): the "vm" layer, the scripts listed in tests/vm/TESTS run
+#    again with the release build inside a qemu guest with pure cgroup v2
+#    (tests/vm/run.sh; SKIP when no guest can run here), and the
+#    "vm-systemd" layer, tests/vm/TESTS-systemd in a guest whose PID 1 is
+#    systemd (the systemd cgroup driver against a real systemd); `make
+#    lint` (clang-format check + shellcheck + cppcheck) runs meanwhile;
 # 6. prints one result line per layer, a table of each step's wall time
 #    (and of each make check layer's scripts, summed), and the totals.
 #
@@ -364,19 +360,25 @@ record_scripts() {
 # whose PID 1 is systemd.  Counted from the TAP logs it leaves (NAME.log,
 # exit status in NAME.rc), plus one failure per script that did not end
 # well: exited non-zero, printed no plan or not as many results as planned,
-# or never ran (no log, or an empty one).
-# run_vm LAYER LIST INIT TIMEOUT (seconds, unless BRIG_VM_TIMEOUT says)
+# or never ran (no log, or an empty one).  Part K of N of a list (its
+# scripts K, K+N, K+2N, ... counted from 0) runs in a guest of its own,
+# with one CPU: tests/run-all.sh runs four such guests at once (two
+# guests of two CPUs each, side by side on two CPUs, wait on each other's
+# vCPUs; single-CPU ones do not).
+# run_vm LAYER LIST INIT TIMEOUT (seconds, unless BRIG_VM_TIMEOUT says) [K N]
 run_vm() {
-	local layer=$1 list=$2 init=$3 timeout=${BRIG_VM_TIMEOUT:-$4}
+	local layer=$1 list=$2 init=$3 timeout=${BRIG_VM_TIMEOUT:-$4} part=${5:-0} parts=${6:-1}
 	local dir="$SRC/build-release" results="$SRC/build-release/tests/$layer-results"
 	local log="$SRC/build-release/$layer.log" scripts=() rc reason failed_before
 	if [ ! -x "$dir/brig" ] || [ ! -x "$dir/tests/helpers/subreaper" ]; then
 		record release "$layer" SKIP 0 0 1 "no release build"
 		return
 	fi
-	mapfile -t scripts < <(grep -vE '^[[:space:]]*(#|$)' "$SRC/$list")
+	mapfile -t scripts < <(grep -vE '^[[:space:]]*(#|$)' "$SRC/$list" |
+		awk -v k="$part" -v n="$parts" '(NR - 1) % n == k')
 	say "[$layer] tests/vm/run.sh: ${#scripts[@]} script(s) in a qemu guest (pure cgroup v2, PID 1 $init)"
-	(cd "$SRC" && BRIG_VM_RESULTS=$results BRIG_VM_INIT=$init BRIG_VM_TIMEOUT=$timeout bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$log" 2>&1
+	(cd "$SRC" && BRIG_VM_RESULTS=$results BRIG_VM_INIT=$init BRIG_VM_TIMEOUT=$timeout \
+		BRIG_VM_SMP=$([ "$parts" -gt 1 ] && echo 1) bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 77 ]; then
 		reason=$(sed -n 's/^vm: cannot run the guest: //p' "$log" | tail -n 1)
@@ -443,33 +445,33 @@ run_lint() {
 # since T0: the seconds since T0 (for the wall-time table).
 since() { echo $(($(date +%s) - $1)); }
 
-# The guests: the two qemu guests, side by side, beside the host's layers
-# (they share nothing with those: a guest has its own kernel and sees the
-# host's files read-only).  Each runs in the background, a little lower
-# in priority (the host's tests time more than the guests' do), with its
-# output in build-release/LAYER.out and its counts in LAYER.state, which
-# merge_guests adds to ours once the host's layers are done.
+# The guests: after the host's layers (a host's test beside a busy qemu
+# guest ran five times slower here, so they do not overlap), four qemu
+# guests of one CPU each at once: each list in two parts.  Each runs in
+# the background, its output in build-release/LAYER.out and its counts
+# in LAYER.state, which merge_guests adds to ours; lint runs meanwhile.
 GUEST_PIDS=() GUEST_LAYERS=()
-# start_guest LAYER LIST INIT TIMEOUT NOTE
+# start_guest LAYER LIST INIT TIMEOUT NOTE K N
 start_guest() {
 	local layer=$1 out=$SRC/build-release/$1.out state=$SRC/build-release/$1.state
 	rm -f "$out" "$state"
 	(
 		RESULTS=() TIMES=() PASSED=0 FAILED=0 SKIPPED=0 ANY_FAILED=0
 		trap - EXIT
-		renice -n 5 -p "$BASHPID" >/dev/null 2>&1
 		t0=$(date +%s)
-		run_vm "$1" "$2" "$3" "$4"
-		timed "$1" "$(since "$t0")" "$5; beside the host's layers"
+		run_vm "$1" "$2" "$3" "$4" "$6" "$7"
+		timed "$1" "$(since "$t0")" "$5"
 		declare -p RESULTS TIMES PASSED FAILED SKIPPED ANY_FAILED >"$state"
 	) >"$out" 2>&1 </dev/null &
 	GUEST_PIDS+=($!) GUEST_LAYERS+=("$layer")
 }
 
 start_guests() {
-	say "[guests] vm and vm-systemd in the background, beside the host's layers"
-	start_guest vm tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell"
-	start_guest vm-systemd tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd"
+	say "[guests] vm and vm-systemd, each in two guests of one CPU, all four at once"
+	start_guest vm-1 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 1 of 2" 0 2
+	start_guest vm-2 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 2 of 2" 1 2
+	start_guest vm-systemd-1 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 1 of 2" 0 2
+	start_guest vm-systemd-2 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 2 of 2" 1 2
 }
 
 # merge_guests: wait for the guests, then add their output and counts.
@@ -505,10 +507,7 @@ t0=$(date +%s)
 install_deps
 prepare_tree
 timed "setup" "$(since "$t0")" "apt-get, autogen.sh"
-if build release; then
-	[ "$QUICK" = 1 ] || start_guests
-	check_build release "$FUZZ_SECONDS_RELEASE"
-fi
+build release && check_build release "$FUZZ_SECONDS_RELEASE"
 if [ "$QUICK" = 1 ]; then
 	print_results
 	finish
@@ -517,9 +516,10 @@ t0=$(date +%s)
 run_e2e
 timed e2e "$(since "$t0")"
 build asan --enable-sanitizers --enable-fault-injection && check_build asan 0
+start_guests
 t0=$(date +%s)
 run_lint
-timed lint "$(since "$t0")"
+timed lint "$(since "$t0")" "beside the guests"
 merge_guests
 print_results
 finish

@@ -38,6 +38,7 @@
 #   BRIG_VM_KERNEL   kernel version to boot (default: the newest one in /boot
 #                    with its modules in /lib/modules)
 #   BRIG_VM_MEM      guest memory in MiB (default 1024)
+#   BRIG_VM_SMP      guest CPUs (default: the host's)
 #   BRIG_VM_INIT     shell (default): a shell is the guest's PID 1, every
 #                    cgroup v2 controller enabled at the root; systemd:
 #                    systemd is PID 1 with a D-Bus system bus (the units in
@@ -363,7 +364,7 @@ say "booting $KVER ($(basename "$VMLINUX"), ${ACCEL[1]%%,*}, ${MEM} MiB, PID 1 $
 T0=$(date +%s)
 timeout -k 10 "$TIMEOUT" qemu-system-x86_64 \
 	-nodefaults -no-user-config -nographic -no-reboot \
-	-M q35 -m "$MEM" -smp "$(nproc)" "${ACCEL[@]}" \
+	-M q35 -m "$MEM" -smp "${BRIG_VM_SMP:-$(nproc)}" "${ACCEL[@]}" \
 	-kernel "$VMLINUX" -initrd "$INITRD" -append "$APPEND" \
 	-serial "file:$RUN/console.log" -monitor none \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
