@@ -136,6 +136,11 @@ die() {
 }
 
 finish() {
+	# no test counted at all is a harness that lost its results
+	if [ "$PASSED" -eq 0 ] && [ "$FAILED" -eq 0 ]; then
+		say "ERROR: no test result was counted"
+		FAILED=1 ANY_FAILED=1
+	fi
 	write_totals
 	say "$PASSED passed, $FAILED failed, $SKIPPED skipped in $(($(date +%s) - START))s"
 	[ "$ANY_FAILED" -eq 0 ] && [ "$FAILED" -eq 0 ] && exit 0
@@ -461,7 +466,9 @@ start_guest() {
 		t0=$(date +%s)
 		run_vm "$1" "$2" "$3" "$4" "$6" "$7"
 		timed "$1" "$(since "$t0")" "$5"
-		declare -p RESULTS TIMES PASSED FAILED SKIPPED ANY_FAILED >"$state"
+		# (global once sourced: merge_guests reads it inside a function)
+		declare -p RESULTS TIMES PASSED FAILED SKIPPED ANY_FAILED |
+			sed 's/^declare \(-[a-zA-Z-]*\) /declare -g \1 /' >"$state"
 	) >"$out" 2>&1 </dev/null &
 	GUEST_PIDS+=($!) GUEST_LAYERS+=("$layer")
 }
