@@ -19,10 +19,6 @@ brig_file_rootfs
 
 # --------------------------------------------------------------- helpers
 
-comm_is() { # PID COMM
-	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
-}
-
 # The processes in the pid namespace of PID, itself included.
 pidns_members() {
 	local ino p

@@ -45,10 +45,6 @@ start_other() {
 	wait_until 5 comm_is "$other_pid" sleep || fail "$1 did not exec sleep"
 }
 
-comm_is() { # PID COMM
-	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
-}
-
 # ns_of PID TYPE: "type:[inode]", as readlink /proc/PID/ns/TYPE says.
 ns_of() {
 	readlink "/proc/$1/ns/$2"

@@ -174,7 +174,7 @@ t_namespaces() {
 		sh -c 'echo "$1" >/dev/shm/marker; exec sleep 1000' sh "$marker"
 	up c1 || return
 	init=$(state_field c1 pid)
-	wait_until 5 eval '[ "$(cat /proc/'"$init"'/comm 2>/dev/null)" = sleep ]' ||
+	wait_until 5 comm_is "$init" sleep ||
 		fail "the init did not exec sleep"
 
 	# what the process sees: its namespaces as links, from inside...
@@ -434,7 +434,9 @@ t_process_file() {
 	pid=$(cat "$T/exec.pid")
 	wait_until 5 file_exists "$T/shared/inside" || fail "the detached process did not run"
 	assert alive "$pid"
-	assert_eq "$(cat "/proc/$pid/comm")" sleep "comm of the detached process"
+	# sh runs sleep through /proc/self/exe: "exe" until the applet names itself
+	wait_until 5 comm_is "$pid" sleep ||
+		fail "comm of the detached process: $(cat "/proc/$pid/comm"), not sleep"
 	assert_eq "$(status_field "$pid" NSpid | cut -d' ' -f2)" "$(cat "$T/shared/inside")" \
 		"pid inside the container"
 	assert_eq "$(status_field "$pid" Uid | cut -d' ' -f1)" 1000 "uid of the detached process"

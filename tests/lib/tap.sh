@@ -368,6 +368,13 @@ wait_until() {
 	done
 }
 
+# comm_is PID COMM: /proc/PID/comm is COMM.  busybox's sh runs an applet
+# through /proc/self/exe, so a process is "exe" until the applet names
+# itself: wait for the name, never read it once.
+comm_is() {
+	[ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]
+}
+
 is_socket() { # PATH
 	[ -S "$1" ]
 }
