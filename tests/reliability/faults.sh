@@ -506,7 +506,8 @@ t_slow_follower() {
 	mkpool P 1 || return
 	bf pool.follow:stop job --pool P -- true
 	assert_rc 0
-	fpid=$(pgrep -f "pool follow P P-" | head -n 1)
+	# this test's own: another file beside it may have a pool named P too
+	fpid=$(pgrep -f "$T/root pool follow P P-" | head -n 1)
 	assert_match "$fpid" '^[0-9]+$' "the follower's pid" || return
 	defer kill -CONT "$fpid"
 	wait_until 5 eval "[ \"\$(proc_state $fpid)\" = T ]" ||
