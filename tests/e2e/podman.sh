@@ -372,6 +372,14 @@ s_parallel() {
 		fi
 	done
 	assert_eq "$bad" 0 "containers that failed out of $n"
+	# `run --rm` may return before the cleanup conmon started at the exit
+	# (podman container cleanup --rm, which deletes the container in the
+	# runtime) is done: when that cleanup takes the container's lock
+	# first, the run's own removal finds nothing to do.  With N at once
+	# on a slow guest it was seen half-way (state left, cgroup gone): the
+	# runtime must end clean, in a bounded time.
+	e2e_wait_for 30 sh -c '[ -z "$(find "/run/$1" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache)" ]' \
+		sh "$RTN" || diag "the runtime's state 30 s after the runs: $(ls -A "/run/$RTN")"
 }
 
 s_nocgroup() {
