@@ -26,6 +26,7 @@
 #include "lifecycle/context.h"
 #include "hooks/hooks.h"
 #include "lifecycle/init.h"
+#include "lifecycle/netdevs.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
 #include "linux/mounts.h"
@@ -427,6 +428,26 @@ static int remove_recorded(struct brig_entry *e, struct brig_error *err)
 	return r;
 }
 
+/*
+ * linux.netDevices back to brig's network namespace (netdevs.h), before
+ * the container's processes are killed: a device that cannot go back
+ * keeps the container, but for --force, which warns and goes on.
+ */
+static int netdevs_back(struct brig_entry *e, const struct brig_state *s, bool force,
+                        struct brig_error *err)
+{
+	_cleanup_close_ int pidfd = s ? brig_open_init(s) : -1;
+
+	if (brig_netdevs_return(e->dirfd, pidfd, s ? s->pid : 0, err) == 0)
+		return 0;
+	if (!force)
+		return -1;
+	brig_warn("container \"%s\": %s", e->id, err->msg);
+	brig_error_release(err);
+	brig_netdevs_forget(e->dirfd);
+	return 0;
+}
+
 int brig_container_delete(const struct brig_context *ctx, const char *id, bool force,
                           struct brig_error *err)
 {
@@ -455,7 +476,9 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 			brig_warn("container \"%s\": %s: removed with what it recorded", id,
 			          err->msg);
 		brig_error_release(err);
-		r = remove_recorded(&c.e, err);
+		r = netdevs_back(&c.e, NULL, force, err);
+		if (r == 0)
+			r = remove_recorded(&c.e, err);
 		if (r == 0)
 			r = brig_entry_remove(&c.e, err);
 		if (r == 0 && !force)
@@ -468,6 +491,9 @@ int brig_container_delete(const struct brig_context *ctx, const char *id, bool f
 	status = brig_state_status(s);
 	brig_phase("delete: state read");
 	brig_fault("delete.state-read");
+	if ((status == BRIG_STATUS_STOPPED || status == BRIG_STATUS_CREATED || force) &&
+	    netdevs_back(&c.e, s, force, err) < 0)
+		goto out;
 	if (status != BRIG_STATUS_STOPPED) {
 		_cleanup_close_ int pidfd = -1;
 		int killed;

@@ -32,8 +32,10 @@
 #include "lifecycle/context.h"
 #include "hooks/hooks.h"
 #include "lifecycle/init.h"
+#include "lifecycle/netdevs.h"
 #include "linux/apparmor.h"
 #include "linux/idmap.h"
+#include "linux/netdev.h"
 #include "linux/mounts.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
@@ -78,8 +80,6 @@ static int check_supported(const struct brig_config *cfg, struct brig_error *err
 		return brig_error_wrap(err, "config.json: linux.mountLabel");
 	if (lx->intel_rdt)
 		return brig_error_set(err, "config.json: linux.intelRdt: not supported");
-	if (lx->n_net_devices)
-		return brig_error_set(err, "config.json: linux.netDevices: not implemented yet");
 	return 0;
 }
 
@@ -167,6 +167,10 @@ static void job_abort(struct create_job *j)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
+	/* linux.netDevices back before the namespace dies with the init */
+	if (j->claimed)
+		brig_netdevs_return(j->entry.dirfd, j->pidfd, j->pid, &ignored);
+	brig_error_release(&ignored);
 	if (j->pid > 0) {
 		struct brig_state s;
 
@@ -574,6 +578,9 @@ static int plan_job(struct create_job *j, const struct brig_create_opts *o, bool
 	if (brig_ns_plan_build(j->bundle.config, &j->ns, err) < 0)
 		return -1;
 	lx = j->bundle.config->linux;
+	if (brig_netdev_check(lx, j->ns.is_new[BRIG_NS_NETWORK],
+	                      j->ns.join_fd[BRIG_NS_NETWORK] >= 0, err) < 0)
+		return -1;
 	if (brig_process_prepare(j->bundle.config->process,
 	                         lx && lx->personality ? lx->personality->domain : NULL, &j->plan,
 	                         err) < 0)
@@ -654,6 +661,9 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	}
 	brig_foreground_signals(foreground, !o->no_subreaper, &fwd, &saved);
 	if (spawn_init(&j, o, &saved, err) < 0)
+		goto fail;
+	/* once the init has made every namespace of its own (READY) */
+	if (brig_netdevs_give(j.entry.dirfd, j.bundle.config->linux, j.pidfd, j.pid, err) < 0)
 		goto fail;
 	if (brig_fault("create.spawned") < 0) {
 		brig_error_setp(err, errno, "container \"%s\"", o->id);

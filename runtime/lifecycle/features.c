@@ -114,6 +114,7 @@ static void write_linux(struct brig_jsonw *w)
 	write_enabled(w, "selinux", false);
 #endif
 	write_enabled(w, "intelRdt", false);
+	write_enabled(w, "netDevices", true);
 	brig_jsonw_key(w, "memoryPolicy");
 	brig_jsonw_object_begin(w);
 	brig_jsonw_kv_strings(w, "modes", brig_mpol_mode_names, SIZE_MAX);
