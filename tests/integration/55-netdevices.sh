@@ -164,6 +164,19 @@ t_rename() {
 }
 tap_test "run: a device renamed inside, its own name back on the host" t_rename
 
+t_down() {
+	host_ns
+	in_ns ip link set d0 down || fail "cannot set d0 down"
+	nd_bundle '.linux.netDevices = {"d0": {}}' sh -c "$SHOW" sh d0
+	nbr run --bundle "$T/b" c
+	assert_rc 0
+	assert_match "$(head -n1 <<<"$out")" '^[0-9]+: d0[@:]' "d0 inside"
+	assert_not_contains "$(head -n1 <<<"$out")" ",UP" "d0 down inside, as on the host"
+	assert_contains "$out" "inet 10.77.0.1/24" "its address all the same"
+	assert_contains "$(in_ns ip link show dev d0)" "state DOWN" "d0 back, still down"
+}
+tap_test "run: a device down on the host is down inside, and back" t_down
+
 t_two_create_delete() {
 	local pid inside
 	host_ns
@@ -214,8 +227,10 @@ t_killed_create() {
 	host_ns
 	nd_bundle '.linux.netDevices = {"d0": {"name": "eth0"}}' sleep 100
 	defer "$BRIG" --root "$T/root" delete --force c
+	# (bash's "Killed" for the SIGKILLed brig goes to /dev/null)
 	run_cmd env BRIG_FAULT=create.netdevs-moved:kill \
-		nsenter --net="/run/netns/$NS" "$BRIG" --root "$T/root" create --bundle "$T/b" c
+		nsenter --net="/run/netns/$NS" "$BRIG" --root "$T/root" create --bundle "$T/b" c \
+		2>/dev/null
 	assert_rc 137
 	not_at_host d0
 	nbr delete --force c
