@@ -501,6 +501,12 @@ int brig_container_restore(const struct brig_context *ctx, const struct brig_res
 	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0)
 		goto out;
 	cfg = j.bundle.config;
+	/* create moves them in (lifecycle/netdevs.h); CRIU restores none, and
+	 * a container without the devices it asked for is refused instead */
+	if (cfg->linux && cfg->linux->n_net_devices) {
+		brig_error_set(err, "config.json: linux.netDevices: not supported by restore");
+		goto out;
+	}
 	if (o->own_cgroup && j.bundle.config->linux)
 		j.bundle.config->linux->cgroups_path = NULL;
 	if (brig_criu_req_need_mntns(cfg, "restore", err) < 0 ||
