@@ -264,6 +264,19 @@ for base in runc-spec podman; do
 		VARIANTS+=("$base@rootfsPropagation=$p")
 	done
 done
+#   deviceAccess=LETTERS  one device rule more in linux.resources.devices,
+#                         allowing c 10:229 (fuse, which no default rule
+#                         allows) with access LETTERS
+# Access letters outside "rwm": runc 1.1.5 ignores the ones it does not
+# know ("rwa" allows rw) and runs the container; brig does the same (a
+# runtime that refused the config would fail the test, one that kept
+# more or fewer letters differs in cg.devices/devices.list on a cgroup v1
+# host).  An "a" after "rw", and one between "rwm" and nothing else.
+for base in runc-spec podman; do
+	for a in rwa rwma; do
+		VARIANTS+=("$base@deviceAccess=$a")
+	done
+done
 
 # variant_edit KEY=VALUE: the config on stdin with that edit (none for an
 # empty argument).
@@ -271,6 +284,10 @@ variant_edit() {
 	case $1 in
 	'') cat ;;
 	rootfsPropagation=*) jq --arg v "${1#*=}" '.linux.rootfsPropagation = $v' ;;
+	deviceAccess=*)
+		jq --arg v "${1#*=}" '.linux.resources.devices = ((.linux.resources.devices // [])
+			+ [{allow: true, type: "c", major: 10, minor: 229, access: $v}])'
+		;;
 	*)
 		echo "run.sh: unknown variant $1" >&2
 		return 1
