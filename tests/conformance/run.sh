@@ -503,6 +503,100 @@ t_poststart_fails() {
 	done
 }
 
+# rt_cmd RT: CMD, the command line of runtime RT (brig or runc) with its
+# state root under $T.
+rt_cmd() {
+	if [ "$1" = brig ]; then
+		CMD=("$BRIG" --root "$T/root")
+	else
+		CMD=("$RUNC" --root "$T/runc-root")
+	fi
+}
+
+# rt_gone RT ID: ID does not exist under RT afterwards, and RT left
+# nothing under its state root (processes and cgroups: tap.sh checks).
+rt_gone() {
+	local left
+	rt_cmd "$1"
+	run_cmd "${CMD[@]}" state "$2"
+	assert_ne "$rc" 0 "$1 state afterwards: exit status (stdout: $out)"
+	assert_contains "$err" "does not exist" "$1 state afterwards: stderr"
+	if [ "$1" = brig ]; then
+		# (but for the compiled seccomp filters that brig keeps for the
+		# next container, .seccomp-cache)
+		left=$(find "$T/root" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache 2>/dev/null)
+		assert_eq "$left" "" "brig's state root afterwards"
+	else
+		assert_empty_dir "$T/runc-root"
+		# (runc 1.1.5's cgroup2 directory on a hybrid host, see run_one)
+		rmdir "/sys/fs/cgroup/unified/$CGNAME" 2>/dev/null
+	fi
+}
+
+# The process of `exec` leads a session and a process group of its own,
+# with or without a terminal: runc's nsexec calls setsid() for every
+# process it starts, the exec'd one too, and so does brig (issue 32;
+# tests/integration/77-exec.sh).  Seen from inside, its pid, its process
+# group and its session (fields 5 and 6 of /proc/PID/stat) are the same
+# number.  For corpus entry NAME, under each runtime: the container runs
+# `sleep` (run --detach), `exec` runs a shell that prints the three, in
+# the foreground (no terminal) and detached (exec -d, through a file in
+# a directory of $T bind mounted at HOOKDIR), then the container is
+# deleted and nothing is left.
+t_exec_session() {
+	local name=$1 rt id out2 want
+	id=conf-$$-$name-exec
+	CGNAME=$id
+	# (made before the stand-ins, which replace missing sources)
+	mkdir -m 0777 "$T/shared" || {
+		fail "cannot make $T/shared"
+		return
+	}
+	normalise "$name" "$CGNAME" |
+		jq --arg dir "$T/shared" --arg in "$HOOKDIR" '.process.args = ["/bin/sleep", "100"]
+			| .mounts += [{destination: $in, type: "bind", source: $dir, options: ["rbind", "rw"]}]' \
+			>"$T/normalised.json" || {
+		fail "cannot make the config"
+		return
+	}
+	OWNER=$(root_of "$T/normalised.json")
+	[ "$OWNER" = 0:0 ] || chmod 0711 "$T"
+	standins "$T/normalised.json" "$T/binds" "$OWNER" >"$T/config.json" || {
+		fail "cannot make the stand-ins"
+		return
+	}
+	# pid, then the fields pgrp and session of /proc/PID/stat
+	# shellcheck disable=SC2016 # (for sh -c, in the container)
+	local show='echo $$ $(cut -d" " -f5,6 /proc/$$/stat)'
+	for rt in brig runc; do
+		rt_cmd "$rt"
+		defer "${CMD[@]}" delete --force "$id"
+		bundle "$T/config.json" "$OWNER" || {
+			fail "cannot make the bundle for $rt"
+			return
+		}
+		rm -f "$T/shared/sid"
+		run_cmd env -i "${RUN_ENV[@]}" "${CMD[@]}" run --detach --bundle "$T/b" "$id"
+		assert_eq "$rc" 0 "$rt run --detach: exit status (stderr: $err)"
+		[ "$rc" = 0 ] || continue
+		run_cmd "${CMD[@]}" exec "$id" /bin/sh -c "$show"
+		assert_eq "$rc" 0 "$rt exec: exit status (stderr: $err)"
+		want=$(awk '{ print $1, $1, $1 }' <<<"$out")
+		assert_match "$out" '^[0-9]+ [0-9]+ [0-9]+$' "$rt exec: pid, process group, session"
+		assert_eq "$out" "$want" "$rt exec without a terminal: pid, process group, session"
+		run_cmd "${CMD[@]}" exec -d "$id" /bin/sh -c "$show >$HOOKDIR/sid.tmp && mv $HOOKDIR/sid.tmp $HOOKDIR/sid"
+		assert_eq "$rc" 0 "$rt exec -d: exit status (stderr: $err)"
+		wait_for "$T/shared/sid" 50 || fail "$rt exec -d: wrote nothing"
+		out2=$(cat "$T/shared/sid" 2>/dev/null)
+		want=$(awk '{ print $1, $1, $1 }' <<<"$out2")
+		assert_match "$out2" '^[0-9]+ [0-9]+ [0-9]+$' "$rt exec -d: pid, process group, session"
+		assert_eq "$out2" "$want" "$rt exec -d: pid, process group, session"
+		run_cmd "${CMD[@]}" delete --force "$id"
+		assert_eq "$rc" 0 "$rt delete --force: exit status (stderr: $err)"
+		rt_gone "$rt" "$id"
+	done
+}
+
 # Every entry of the allow-list has its glob, its line and its reason;
 # entries that no difference used are listed (they may belong to another
 # kind of host: a note, not a failure).
@@ -540,5 +634,12 @@ if [[ poststart == ${CONFORMANCE_ONLY:-*} ]]; then
 	tap_test "poststart: a failing hook fails start, the container does not exist afterwards (brig and runc)" \
 		t_poststart_fails
 fi
+# The entries that exec's session is checked on: all of the corpus.
+for name in $(for f in "$CONF"/corpus/*.json; do basename "$f" .json; done); do
+	# shellcheck disable=SC2053
+	[[ exec:$name == ${CONFORMANCE_ONLY:-*} ]] || continue
+	tap_test "exec:$name: the exec'd process leads its own session and process group (brig and runc)" \
+		t_exec_session "$name"
+done
 tap_test "allow-list: every entry has a line and a reason" t_allow_list
 tap_done
