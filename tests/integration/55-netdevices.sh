@@ -11,6 +11,15 @@
 # brig there (nsenter --net only: brig's mount namespace stays the test's,
 # where the leak checks look).  runc 1.1.5, this distribution's, does not
 # know linux.netDevices (runc 1.4 and crun 1.22 do): no side-by-side.
+#
+# The file runs in a mount namespace of its own: `ip netns add` and brig's
+# pin of a container's namespace (<state>/netns) are mounts, and in the
+# host's mount table the other test files that run beside this one (make
+# check runs two at once) would find them as mounts they leaked.
+if [ -z "${BRIG_ND_PRIVATE_MNT:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+	export BRIG_ND_PRIVATE_MNT=1
+	exec unshare --mount --propagation private "$BASH" "$0" "$@"
+fi
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
 # shellcheck source=../lib/rootfs.sh
