@@ -18,7 +18,7 @@ struct brig_job_opts;
  * host_id.. outside, a range no other running job has. */
 #define BRIG_JOB_IDS 65536u
 
-/* What job.c decided, for the config (config.c). */
+/* What the cold source decided (cold.c), for the config (config.c). */
 struct brig_job_plan {
 	bool member; /* a pool's: its process is never run (an exec is) */
 	bool userns; /* the job has a user namespace of its own */
@@ -122,7 +122,7 @@ int brig_job_copy_data(int in, int out, const struct stat *st, const char *flag,
  * removed on any failure. */
 int brig_job_export(const struct brig_job_root *r, const char *dir,
                     const struct brig_job_copy_bounds *b, struct brig_error *err);
-/* job.c: the signal (SIGINT, SIGTERM, SIGHUP) brig got, or 0. */
+/* job/common.c: the signal (SIGINT, SIGTERM, SIGHUP) brig got, or 0. */
 int brig_job_signalled(void);
 /* The bytes the writable layer holds. */
 uint64_t brig_job_writable_used(const struct brig_job_root *r);
@@ -154,7 +154,35 @@ void brig_job_root_forget(struct brig_job_root *r);
 int brig_job_root_gc(const char *state_root, void (*reap)(const char *id, void *data), void *data,
                      struct brig_error *err);
 
-/* job/pool.c, for job.c: a member's making, a claim, its end. */
+/*
+ * job/pool_member.c: a pool's members as brig keeps them.  Its
+ * directories (brig_pool_subdirs: creating, ready, claimed) and their
+ * entries' paths (heap).
+ */
+extern const char *const brig_pool_subdirs[3];
+char *brig_pool_dir(const char *root, const char *name);
+char *brig_pool_entry(const char *root, const char *name, const char *sub, const char *id);
+/* The member's own record, <root>/jobs/<id>/member (brig_job_member_record):
+ * 0, or -1 when it is not a file of brig's own that says all of this. */
+struct brig_pool_record {
+	int upper_fd, handoff_fd;
+	uint32_t host_id;
+	uint64_t dev, ino;
+};
+int brig_pool_read_record(const char *root, const char *id, struct brig_pool_record *r);
+/* Whether member @id still waits: its container exists, created, its
+ * init alive. */
+bool brig_pool_member_waits(const char *root, const char *id);
+/* Whether container @id is a pool's member, as only brig records it (an
+ * entry's name alone never makes brig delete a container). */
+bool brig_pool_is_member(const char *root, const char *id);
+/* Everything of member @id of pool @name: with @checked, its container
+ * only if it is a member (brig_pool_is_member); its entries in any case. */
+void brig_pool_member_destroy(const struct brig_context *ctx, const char *name, const char *id,
+                              bool checked);
+/* The job directory of member @id (job/rootfs.c). */
+void brig_pool_remove_job_dir(const char *root, const char *id);
+/* A member's making, from its entry in creating/ to ready/. */
 int brig_pool_member_begin(const char *root, const char *name, char **id, int *lock,
                            struct brig_error *err);
 void brig_pool_member_abort(const char *root, const char *name, const char *id, int lock);
@@ -168,6 +196,8 @@ struct brig_pool_member {
 	uint64_t start;
 };
 bool brig_pool_member_parse(const char *text, struct brig_pool_member *m);
+/* What the entry open at @fd says (brig_pool_member_parse). */
+bool brig_pool_read_member(int fd, struct brig_pool_member *m);
 /* What a member's maker records of it in its job directory (the 0700
  * state root's, <root>/jobs/<id>/member): @m's fd numbers and host id,
  * and the device and inode of the upper directory @upperfd, which a claim
@@ -195,7 +225,8 @@ struct brig_pool_claim {
 		.lock = -1, .pidfd = -1, .handoff = -1, .upper = -1, .rootfd = -1 \
 	}
 void brig_pool_claim_release(struct brig_pool_claim *c);
-/* The claimed member's state, for its cgroup's figures: read while the
+/* job/pool_claim.c: a claim, its checks, the member's root and socket.
+ * The claimed member's state, for its cgroup's figures: read while the
  * job runs. */
 int brig_pool_claim_state(const struct brig_context *ctx, struct brig_pool_claim *c,
                           struct brig_error *err);
@@ -221,7 +252,7 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
 /* The members of claimers that died with their followers (each follower
  * does this once its own claimer has gone). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);
-/* job.c: make one member of @pool with @o's sandbox, its cgroup under
+/* job/member.c: make one member of @pool with @o's sandbox, its cgroup under
  * @parents (cgroup.h: brig_cgroup_parents; the pool's record). */
 int brig_job_member_create(const struct brig_context *ctx, const struct brig_job_opts *o,
                            const char *pool, const char *parents, struct brig_error *err);

@@ -59,521 +59,19 @@
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
-#include "lifecycle/container.h"
 #include "lifecycle/context.h"
 #include "job/job.h"
-#include "spec/state.h"
-#include "lifecycle/state.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/fs.h"
 #include "util/id.h"
-#include "util/log.h"
-#include "util/proc.h"
 #include "util/strbuf.h"
-
-static const char *const subdirs[] = { "creating", "ready", "claimed" };
-
-static char *pool_dir(const char *root, const char *name)
-{
-	return brig_xasprintf("%s/pools/%s", root, name);
-}
-
-static char *entry(const char *root, const char *name, const char *sub, const char *id)
-{
-	return brig_xasprintf("%s/pools/%s/%s/%s", root, name, sub, id);
-}
 
 int brig_pool_check_name(const char *name, struct brig_error *err)
 {
 	if (brig_id_validate(name, err) < 0)
 		return brig_error_wrap(err, "pool name");
-	return 0;
-}
-
-/* ------------------------------------------------------------ members */
-
-/* Whether member @id still waits: its container exists, created, its
- * init alive. */
-static bool member_waits(const char *root, const char *id)
-{
-	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
-	struct brig_error e = BRIG_ERROR_INIT;
-	bool waits = false;
-
-	if (brig_container_ref_open(&c, root, id, BRIG_LOCK_SHARED, &e) == 0)
-		waits = brig_state_status(c.s) == BRIG_STATUS_CREATED;
-	brig_container_ref_close(&c);
-	brig_error_release(&e);
-	return waits;
-}
-
-/* The job directory a member's config lives in (job/rootfs.c). */
-static void remove_job_dir(const char *root, const char *id)
-{
-	_cleanup_free_ char *jobs = brig_xasprintf("%s/jobs", root);
-	_cleanup_close_ int fd = open(jobs, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd >= 0)
-		brig_job_dir_remove(fd, id);
-}
-
-/* The member's own record, <root>/jobs/<id>/member (brig_job_member_record). */
-struct member_record {
-	int upper_fd, handoff_fd;
-	uint32_t host_id;
-	uint64_t dev, ino;
-};
-
-static int read_record(const char *root, const char *id, struct member_record *r)
-{
-	_cleanup_free_ char *path = brig_xasprintf("%s/jobs/%s/member", root, id);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
-	char buf[128] = { 0 };
-	struct stat st;
-	int end = 0;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 022) || pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
-		return -1;
-	if (sscanf(buf, "%d %d %" SCNu32 " %" SCNu64 " %" SCNu64 "\n%n", &r->upper_fd,
-	           &r->handoff_fd, &r->host_id, &r->dev, &r->ino, &end) != 5 ||
-	    buf[end])
-		return -1;
-	return 0;
-}
-
-/*
- * Whether container @id is a pool's member, as only brig records it: its
- * job directory has the member record, or (a member of an older brig,
- * which wrote none) its bundle is its job directory and it still waits.
- * A running cold job whose --id looks like a member's is neither: an
- * entry's name alone never makes brig delete it.
- */
-static bool is_member(const char *root, const char *id)
-{
-	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
-	struct brig_error e = BRIG_ERROR_INIT;
-	_cleanup_free_ char *bundle = brig_xasprintf("%s/jobs/%s", root, id);
-	struct member_record rec;
-	bool yes = false;
-
-	if (read_record(root, id, &rec) == 0)
-		return true;
-	if (brig_container_ref_open(&c, root, id, BRIG_LOCK_SHARED, &e) == 0)
-		yes = c.s->bundle && !strcmp(c.s->bundle, bundle) &&
-		      brig_state_status(c.s) == BRIG_STATUS_CREATED;
-	brig_container_ref_close(&c);
-	brig_error_release(&e);
-	return yes;
-}
-
-/* Everything of member @id: its container (and with its init, its
- * processes and cgroup), its namespace, its entries.  In brig's own mount
- * namespace (the host's).  With @checked, the container only if it is a
- * member (is_member): the entries of ready/ and claimed/ name members
- * that exist; a half-made one (creating/) may have no record yet. */
-static bool read_member(int fd, struct brig_pool_member *m);
-
-static void member_destroy(const struct brig_context *ctx, const char *name, const char *id,
-                           bool checked)
-{
-	struct brig_error ignored = BRIG_ERROR_INIT;
-	struct brig_pool_member m = { .host_id = 0 };
-	struct member_record rec;
-
-	if (!checked || is_member(ctx->root, id)) {
-		/* its id range: the lock was its init's, gone with it, and the
-		 * range's file goes next (job/rootfs.c; a release removes only a
-		 * file nobody holds), as brig's record says, else as its entry
-		 * does (a half-made member may have no record yet) */
-		if (read_record(ctx->root, id, &rec) == 0)
-			m.host_id = rec.host_id;
-		for (size_t i = 0; i < ARRAY_SIZE(subdirs) && !m.host_id; i++) {
-			_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
-			_cleanup_close_ int fd = open(e, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-
-			if (fd < 0 || !read_member(fd, &m))
-				m.host_id = 0;
-		}
-		brig_container_delete(ctx, id, true, &ignored);
-		brig_error_release(&ignored);
-		if (m.host_id)
-			brig_job_ids_release(m.host_id);
-		remove_job_dir(ctx->root, id);
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
-		_cleanup_free_ char *e = entry(ctx->root, name, subdirs[i], id);
-
-		unlink(e);
-	}
-}
-
-int brig_pool_member_begin(const char *root, const char *name, char **id, int *lock,
-                           struct brig_error *err)
-{
-	unsigned char b[6] = { 0 };
-	char hex[13];
-	_cleanup_free_ char *path = NULL;
-
-	(void)!getrandom(b, sizeof(b), 0);
-	for (size_t i = 0; i < sizeof(b); i++)
-		snprintf(hex + 2 * i, 3, "%02x", b[i] ^ (unsigned char)(getpid() >> (i % 4 * 8)));
-	*id = brig_xasprintf("%s-%s", name, hex);
-	path = entry(root, name, "creating", *id);
-	*lock = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (*lock < 0 || flock(*lock, LOCK_EX) < 0) {
-		brig_error_setp(err, errno, "pool \"%s\": %s", name, path);
-		free(TAKE_PTR(*id));
-		return -1;
-	}
-	return 0;
-}
-
-/* A member that never became ready: its entry, and the job directory its
- * maker made (its container is gone: the directory's lock with it).  A
- * destroy that ran meanwhile may have removed the entry already, before
- * the directory was there. */
-void brig_pool_member_abort(const char *root, const char *name, const char *id, int lock)
-{
-	_cleanup_free_ char *path = entry(root, name, "creating", id);
-
-	unlink(path);
-	remove_job_dir(root, id);
-	if (lock >= 0)
-		close(lock);
-}
-
-int brig_job_member_record(int jobdirfd, const struct brig_pool_member *m, int upperfd,
-                           struct brig_error *err)
-{
-	struct stat st;
-	char text[128];
-
-	if (fstat(upperfd, &st) < 0)
-		return brig_error_setp(err, errno, "the writable layer");
-	snprintf(text, sizeof(text), "%d %d %" PRIu32 " %" PRIu64 " %" PRIu64 "\n", m->upper_fd,
-	         m->handoff_fd, m->host_id, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
-	return brig_write_file_atomic(jobdirfd, "member", text, strlen(text), 0600, err);
-}
-
-/*
- * Ready: the entry says which fds of the member's init are the writable
- * layer's upper directory and the spare end of its hand-off socket (both
- * open when the init was cloned, and kept), the job's first host id, and
- * the init's pid and start time (a claim needs nothing else); then it
- * moves to ready/.
- */
-int brig_pool_member_ready(const char *root, const char *name, const char *id,
-                           struct brig_pool_member *m, struct brig_error *err)
-{
-	_cleanup_free_ char *from = entry(root, name, "creating", id);
-	_cleanup_free_ char *to = entry(root, name, "ready", id);
-	_cleanup_close_ int fd = open(from, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
-	struct brig_container_ref c = BRIG_CONTAINER_REF_INIT;
-
-	if (brig_container_ref_open(&c, root, id, BRIG_LOCK_SHARED, err) < 0) {
-		brig_container_ref_close(&c);
-		return -1;
-	}
-	m->pid = c.s->pid;
-	m->start = c.s->pid_start;
-	brig_container_ref_close(&c);
-	if (fd < 0 || dprintf(fd, "%d %d %u %d %" PRIu64 "\n", m->upper_fd, m->handoff_fd,
-	                      m->host_id, (int)m->pid, m->start) < 0)
-		return brig_error_setp(err, errno, "write \"%s\"", from);
-	if (brig_fault("pool.member-ready") < 0 || rename(from, to) < 0)
-		return brig_error_setp(err, errno, "rename \"%s\"", from);
-	return 0;
-}
-
-/* ------------------------------------------------------------ claims */
-
-/* What a ready entry says (brig_pool_member_ready). */
-bool brig_pool_member_parse(const char *text, struct brig_pool_member *m)
-{
-	unsigned int host;
-	int upper, handoff, pid = 0, end = 0;
-	uint64_t start = 0;
-	int n = sscanf(text, "%d %d %u %d %" SCNu64 "\n%n", &upper, &handoff, &host, &pid, &start,
-	               &end);
-
-	/* (a member's maker says the first three; the entry has all five) */
-	if ((n != 3 && n != 5) || (n == 5 && (text[end] || pid <= 0)) || upper < 3 || handoff < 3 ||
-	    upper > 1 << 20 || handoff > 1 << 20)
-		return false;
-	m->upper_fd = upper;
-	m->handoff_fd = handoff;
-	m->host_id = host;
-	m->pid = pid;
-	m->start = start;
-	return true;
-}
-
-static bool read_member(int fd, struct brig_pool_member *m)
-{
-	char buf[64] = { 0 };
-
-	return pread(fd, buf, sizeof(buf) - 1, 0) > 0 && brig_pool_member_parse(buf, m);
-}
-
-/*
- * A claim trusts nothing a ready/ entry says (whoever can write the pool
- * directory can forge one): before anything of the caller's goes to the
- * member, the member is checked against what only brig writes, under the
- * 0700 state root:
- *
- *   - its id is one brig gives this pool's members ("NAME-" and 12 hex
- *     digits), and the state root has a container of that id whose bundle
- *     is the member's job directory: else the entry is not this pool's
- *     member, and only the entry goes (the container it names, if any,
- *     is left alone);
- *   - the entry's pid and start time are the ones that container's state
- *     records, its init still waits (created), and a pidfd opened for it
- *     names the same process once open (the start time again);
- *   - the job directory's record (brig_job_member_record: the fd numbers,
- *     the job's first host id, the upper directory's device and inode)
- *     says what the entry says;
- *   - the fd copied from the init as its hand-off socket is an AF_UNIX
- *     SOCK_SEQPACKET socket whose peer (SO_PEERCRED) is that init (it
- *     makes the socket itself, init.c), and the one copied as the upper
- *     directory is that directory (a directory on a tmpfs, of the device
- *     and inode recorded).
- *
- * A member of this pool that fails a check is destroyed, never served.
- * Either way the claim goes on to the next entry; with none left it is a
- * miss (a cold job), and the log says which entry was refused and why.
- */
-enum verdict { MEMBER_OK, MEMBER_DEAD, MEMBER_REFUSED, NOT_A_MEMBER };
-
-/* "NAME-" and the 12 hex digits of brig_pool_member_begin. */
-static bool member_id(const char *name, const char *id)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(id, name, n) || id[n] != '-' || strlen(id + n + 1) != 12)
-		return false;
-	for (const char *p = id + n + 1; *p; p++)
-		if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
-			return false;
-	return true;
-}
-
-/* The init's fd @num, copied (brig is root: the kernel lets it). */
-static int copy_fd(int pidfd, int num)
-{
-	return (int)syscall(SYS_pidfd_getfd, pidfd, num, 0);
-}
-
-static bool handoff_ok(int fd, pid_t init)
-{
-	struct ucred peer = { 0 };
-	socklen_t len = sizeof(peer);
-	int domain = 0, type = 0;
-	socklen_t ilen = sizeof(int);
-	struct stat st;
-
-	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode) ||
-	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &ilen) < 0 || domain != AF_UNIX)
-		return false;
-	ilen = sizeof(int);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &ilen) < 0 || type != SOCK_SEQPACKET)
-		return false;
-	return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) == 0 && peer.pid == init;
-}
-
-static bool upper_ok(int fd, const struct member_record *r)
-{
-	struct statfs sf;
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && fstatfs(fd, &sf) == 0 &&
-	       sf.f_type == TMPFS_MAGIC && (uint64_t)st.st_dev == r->dev &&
-	       (uint64_t)st.st_ino == r->ino;
-}
-
-/* Whether the process of @pidfd is still the one that started at @start:
- * alive (a signal 0 reaches it) and its pid's start time the same. */
-static bool still_there(int pidfd, pid_t pid, uint64_t start)
-{
-	uint64_t now = 0;
-
-	return pidfd_send_signal(pidfd, 0, NULL, 0) == 0 && brig_proc_stat(pid, NULL, &now) == 0 &&
-	       now == start;
-}
-
-static enum verdict verify(const struct brig_context *ctx, const char *name, const char *id,
-                           struct brig_pool_claim *c, const char **why)
-{
-	struct brig_container_ref ref = BRIG_CONTAINER_REF_INIT;
-	struct brig_error e = BRIG_ERROR_INIT;
-	_cleanup_free_ char *bundle = brig_xasprintf("%s/jobs/%s", ctx->root, id);
-	struct member_record rec;
-	pid_t pid;
-	uint64_t start;
-	bool created;
-
-	if (!member_id(name, id)) {
-		*why = "not a name of this pool's members";
-		return NOT_A_MEMBER;
-	}
-	if (brig_container_ref_open(&ref, ctx->root, id, BRIG_LOCK_SHARED, &e) < 0 ||
-	    !ref.s->bundle || strcmp(ref.s->bundle, bundle)) {
-		brig_container_ref_close(&ref);
-		brig_error_release(&e);
-		*why = "no member of this pool has that id";
-		return NOT_A_MEMBER;
-	}
-	pid = ref.s->pid;
-	start = ref.s->pid_start;
-	created = brig_state_status(ref.s) == BRIG_STATUS_CREATED;
-	brig_container_ref_close(&ref);
-	if (!is_member(ctx->root, id)) {
-		*why = "no member of this pool has that id";
-		return NOT_A_MEMBER;
-	}
-	if (!created)
-		return MEMBER_DEAD;
-	if (c->m.pid != pid || c->m.start != start) {
-		*why = "its pid is not its init's";
-		return MEMBER_REFUSED;
-	}
-	if (read_record(ctx->root, id, &rec) < 0 || rec.upper_fd != c->m.upper_fd ||
-	    rec.handoff_fd != c->m.handoff_fd || rec.host_id != c->m.host_id) {
-		*why = "it does not say what the member's record says";
-		return MEMBER_REFUSED;
-	}
-	c->pidfd = pidfd_open(pid, 0);
-	if (c->pidfd < 0 || !still_there(c->pidfd, pid, start))
-		return MEMBER_DEAD;
-	c->handoff = copy_fd(c->pidfd, rec.handoff_fd);
-	if (c->handoff < 0 || !handoff_ok(c->handoff, pid)) {
-		*why = "its hand-off socket is not its init's";
-		return MEMBER_REFUSED;
-	}
-	c->upper = copy_fd(c->pidfd, rec.upper_fd);
-	if (c->upper < 0 || !upper_ok(c->upper, &rec)) {
-		*why = "its upper directory is not the member's";
-		return MEMBER_REFUSED;
-	}
-	/* the fds were copied from that very process */
-	if (!still_there(c->pidfd, pid, start))
-		return MEMBER_DEAD;
-	return MEMBER_OK;
-}
-
-int brig_pool_claim_state(const struct brig_context *ctx, struct brig_pool_claim *c,
-                          struct brig_error *err)
-{
-	struct brig_container_ref ref = BRIG_CONTAINER_REF_INIT;
-	int r = brig_container_ref_open(&ref, ctx->root, c->id, BRIG_LOCK_SHARED, err);
-
-	if (r == 0)
-		c->s = TAKE_PTR(ref.s);
-	brig_container_ref_close(&ref);
-	return r;
-}
-
-void brig_pool_claim_release(struct brig_pool_claim *c)
-{
-	free(c->id);
-	if (c->lock >= 0)
-		close(c->lock);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
-	if (c->handoff >= 0)
-		close(c->handoff);
-	if (c->upper >= 0)
-		close(c->upper);
-	if (c->rootfd >= 0)
-		close(c->rootfd);
-	if (c->s)
-		brig_state_free(c->s);
-	*c = (struct brig_pool_claim)BRIG_POOL_CLAIM_INIT;
-}
-
-int brig_pool_claim(const struct brig_context *ctx, const char *name, struct brig_pool_claim *c,
-                    struct brig_error *err)
-{
-	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
-	_cleanup_free_ char *ready = brig_xasprintf("%s/ready", dir);
-	_cleanup_free_ char *claimed = brig_xasprintf("%s/claimed", dir);
-	_cleanup_closedir_ DIR *d = opendir(ready);
-	_cleanup_close_ int to = open(claimed, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct dirent *e;
-
-	if (!d || to < 0)
-		return errno == ENOENT
-		           ? brig_error_sete(err, ENOENT, "pool \"%s\" does not exist", name)
-		           : brig_error_setp(err, errno, "pool \"%s\"", name);
-	while ((e = readdir(d))) {
-		const char *why = "it cannot be read", *unread = NULL;
-		enum verdict v;
-		int fd;
-
-		if (e->d_name[0] == '.')
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			continue; /* another claimer's now */
-		/* the lock first, then the move: whoever holds it owns it */
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0 ||
-		    renameat2(dirfd(d), e->d_name, to, e->d_name, RENAME_NOREPLACE) < 0) {
-			close(fd);
-			continue;
-		}
-		if (!read_member(fd, &c->m))
-			c->m = (struct brig_pool_member){ .pid = -1 };
-		else
-			why = NULL;
-		v = verify(ctx, name, e->d_name, c, why ? &unread : &why);
-		if (v != MEMBER_OK) {
-			if (v != MEMBER_DEAD)
-				brig_warn("pool \"%s\": entry \"%s\" refused: %s", name, e->d_name,
-				          why);
-			brig_pool_claim_release(c);
-			/* its init died while it waited, or it is not to be
-			 * trusted: gone, and the next; what is not this pool's
-			 * member loses its entry only */
-			if (v == NOT_A_MEMBER)
-				unlinkat(to, e->d_name, 0);
-			else
-				member_destroy(ctx, name, e->d_name, true);
-			close(fd);
-			continue;
-		}
-		c->id = brig_xstrdup(e->d_name);
-		c->lock = fd;
-		brig_fault("pool.claimed");
-		return 1;
-	}
-	return 0;
-}
-
-int brig_pool_adopt(const struct brig_context *ctx, struct brig_pool_claim *c,
-                    struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err)
-{
-	char path[64];
-
-	/* the init's root for --copy-in, opened by pid, then the pidfd asked
-	 * whether that is still the init: a pid reused meanwhile is another
-	 * process, whose root is not the member's */
-	snprintf(path, sizeof(path), "/proc/%d/root", (int)c->m.pid);
-	c->rootfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (c->rootfd < 0 || !still_there(c->pidfd, c->m.pid, c->m.start))
-		return brig_error_setp(err, c->rootfd < 0 ? errno : ESRCH,
-		                       "the root of pool member \"%s\"", c->id);
-	brig_job_root_adopt(r, ctx->root, c->id, c->m.pid, TAKE_FD(c->upper), c->m.host_id);
-	/* what copy-in opens is that root, by the fd the check pinned */
-	free(r->merged);
-	r->merged = brig_xasprintf("/proc/self/fd/%d", c->rootfd);
-	*handoff = TAKE_FD(c->handoff);
-	/* opened by pid, then the pidfd asked whether that is still the init */
-	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)c->m.pid);
-	*mntns = open(path, O_RDONLY | O_CLOEXEC);
-	if (*mntns >= 0 && !still_there(c->pidfd, c->m.pid, c->m.start))
-		close(TAKE_FD(*mntns));
 	return 0;
 }
 
@@ -640,9 +138,9 @@ static void each_member(const struct brig_context *ctx, const char *name, const 
 		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (only_unlocked && (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0))
 			continue;
-		if (only_dead && member_waits(ctx->root, e->d_name))
+		if (only_dead && brig_pool_member_waits(ctx->root, e->d_name))
 			continue;
-		member_destroy(ctx, name, e->d_name, strcmp(sub, "creating") != 0);
+		brig_pool_member_destroy(ctx, name, e->d_name, strcmp(sub, "creating") != 0);
 	}
 }
 
@@ -722,7 +220,7 @@ static char *read_parents(const char *dir, const char *name, struct brig_error *
 static int fill_members(const struct brig_context *ctx, const char *name,
                         const struct brig_job_opts *o, bool queue, struct brig_error *err)
 {
-	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
+	_cleanup_free_ char *dir = brig_pool_dir(ctx->root, name);
 	_cleanup_free_ char *lockpath = brig_xasprintf("%s/fill.lock", dir);
 	_cleanup_free_ char *nextpath = brig_xasprintf("%s/fill.next", dir);
 	_cleanup_close_ int lock = -1, next = -1;
@@ -831,7 +329,7 @@ int brig_pool_follower(const struct brig_context *ctx, const char *name, const c
 	/* the claimer has gone: its member, then those of claimers that
 	 * died with their followers */
 	if (id)
-		member_destroy(ctx, name, id, true);
+		brig_pool_member_destroy(ctx, name, id, true);
 	brig_pool_gc_claims(ctx, name);
 	if (refilled)
 		return 0;
@@ -926,7 +424,7 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
                      const char *cgroup_parent, struct brig_error *err)
 {
 	_cleanup_free_ char *pools = brig_xasprintf("%s/pools", ctx->root);
-	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
+	_cleanup_free_ char *dir = brig_pool_dir(ctx->root, name);
 	_cleanup_free_ char *parents = NULL;
 	_cleanup_close_ int fd = -1;
 	struct brig_error ignored = BRIG_ERROR_INIT;
@@ -956,9 +454,9 @@ int brig_pool_create(const struct brig_context *ctx, const char *name, unsigned 
 		brig_error_setp(err, errno, "open \"%s\"", dir);
 		goto fail;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
-		if (mkdirat(fd, subdirs[i], 0700) < 0) {
-			brig_error_setp(err, errno, "mkdir \"%s/%s\"", dir, subdirs[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(brig_pool_subdirs); i++)
+		if (mkdirat(fd, brig_pool_subdirs[i], 0700) < 0) {
+			brig_error_setp(err, errno, "mkdir \"%s/%s\"", dir, brig_pool_subdirs[i]);
 			goto fail;
 		}
 	if (write_options(fd, flags, n_flags, size, parents, err) < 0)
@@ -975,7 +473,7 @@ fail:
  * members made meanwhile by a fill that was under way go too. */
 static int remove_pool(const struct brig_context *ctx, const char *tomb, struct brig_error *err)
 {
-	_cleanup_free_ char *dir = pool_dir(ctx->root, tomb);
+	_cleanup_free_ char *dir = brig_pool_dir(ctx->root, tomb);
 
 	for (int tries = 0; tries < 200; tries++) {
 		_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -984,10 +482,10 @@ static int remove_pool(const struct brig_context *ctx, const char *tomb, struct 
 			return errno == ENOENT ? 0
 			                       : brig_error_setp(err, errno, "open \"%s\"", dir);
 		/* every member, waiting or running: a running job then ends */
-		for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
-			each_member(ctx, tomb, subdirs[i], false, false);
-		for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
-			unlinkat(fd, subdirs[i], AT_REMOVEDIR);
+		for (size_t i = 0; i < ARRAY_SIZE(brig_pool_subdirs); i++)
+			each_member(ctx, tomb, brig_pool_subdirs[i], false, false);
+		for (size_t i = 0; i < ARRAY_SIZE(brig_pool_subdirs); i++)
+			unlinkat(fd, brig_pool_subdirs[i], AT_REMOVEDIR);
 		unlinkat(fd, "options", 0);
 		unlinkat(fd, "size", 0);
 		unlinkat(fd, "cgroup", 0);
@@ -1018,9 +516,9 @@ static void wait_for(const char *dir, const char *file)
  */
 int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct brig_error *err)
 {
-	_cleanup_free_ char *dir = pool_dir(ctx->root, name);
+	_cleanup_free_ char *dir = brig_pool_dir(ctx->root, name);
 	_cleanup_free_ char *tomb = brig_xasprintf(".destroy-%s-%d", name, (int)getpid());
-	_cleanup_free_ char *to = pool_dir(ctx->root, tomb);
+	_cleanup_free_ char *to = brig_pool_dir(ctx->root, tomb);
 
 	if (rename(dir, to) < 0)
 		return errno == ENOENT
@@ -1028,8 +526,8 @@ int brig_pool_destroy(const struct brig_context *ctx, const char *name, struct b
 		           : brig_error_setp(err, errno, "pool \"%s\"", name);
 	/* every member first: a running job ends, its claimer returns, and
 	 * the claim's follower, which waits for that, goes on */
-	for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++)
-		each_member(ctx, tomb, subdirs[i], false, false);
+	for (size_t i = 0; i < ARRAY_SIZE(brig_pool_subdirs); i++)
+		each_member(ctx, tomb, brig_pool_subdirs[i], false, false);
 	/* the followers and refills under way end next: a member one was
 	 * making finds no pool to be ready in, and goes; the next ones find
 	 * no pool */
