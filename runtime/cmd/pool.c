@@ -10,7 +10,6 @@
 #include "util/error.h"
 #include "util/id.h"
 #include "util/jsonw.h"
-#include "util/strbuf.h"
 
 static const struct brig_option options[] = {
 	BRIG_JOB_SANDBOX_OPTIONS,
@@ -58,33 +57,6 @@ static char **given_flags(const struct brig_args *a, size_t *n)
 		}
 	}
 	return flags;
-}
-
-int brig_cmd_pool_options(const struct brig_context *ctx, const char *name,
-                          const struct brig_option *table, size_t n_table,
-                          struct brig_cmd_pool_args *pa, struct brig_error *err)
-{
-	size_t len, argc = 1;
-
-	if (brig_pool_options(ctx, name, &pa->text, &len, err) < 0)
-		return -1;
-	for (size_t i = 0; i < len; i++)
-		argc += pa->text[i] == '\0';
-	pa->argv = brig_xcalloc(argc + 1, sizeof(*pa->argv));
-	argc = 0;
-	for (size_t i = 0; i < len; i += strlen(pa->text + i) + 1)
-		pa->argv[argc++] = pa->text + i;
-	if (brig_options_parse(table, n_table, (int)argc, pa->argv, BRIG_PARSE_PERMUTE, &pa->a,
-	                       err) < 0)
-		return brig_error_wrap(err, "pool \"%s\"", name);
-	return 0;
-}
-
-void brig_cmd_pool_options_release(struct brig_cmd_pool_args *pa)
-{
-	brig_args_release(&pa->a);
-	free(pa->argv);
-	free(pa->text);
 }
 
 static int need_name(const struct brig_args *a, const char *sub, struct brig_error *err)
