@@ -13,9 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/statfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include "cgroup/internal.h"
 #include "spec/spec.h"
@@ -40,39 +38,6 @@ void brig_cgroup_release(struct brig_cgroup *cg)
 		close(cg->v2fd);
 	cg->mgr->release(cg);
 	*cg = (struct brig_cgroup)BRIG_CGROUP_INIT;
-}
-
-int brig_cgroup_layout(enum brig_cg_layout *out, struct brig_error *err)
-{
-	static int cached = -1;
-	struct statfs sfs;
-
-	if (cached < 0) {
-		if (statfs(BRIG_CG_ROOT, &sfs) < 0)
-			return brig_error_setp(err, errno, "statfs \"%s\"", BRIG_CG_ROOT);
-		if (sfs.f_type == CGROUP2_SUPER_MAGIC)
-			cached = BRIG_CG_V2;
-		else if (statfs(BRIG_CG_ROOT "/unified", &sfs) == 0 &&
-		         sfs.f_type == CGROUP2_SUPER_MAGIC)
-			cached = BRIG_CG_HYBRID;
-		else
-			cached = BRIG_CG_V1;
-	}
-	*out = (enum brig_cg_layout)cached;
-	return 0;
-}
-
-const char *brig_cgroup_layout_name(enum brig_cg_layout layout)
-{
-	switch (layout) {
-	case BRIG_CG_V1:
-		return "v1";
-	case BRIG_CG_HYBRID:
-		return "hybrid";
-	case BRIG_CG_V2:
-		return "v2";
-	}
-	return "?";
 }
 
 /* ------------------------------------------------------------ hierarchies */
