@@ -652,6 +652,79 @@ t_sysctl_hostname() {
 	done
 }
 
+# linux.netDevices (runtime-spec 1.2): brig moves each named device of
+# its caller's network namespace into the container's new one (renamed
+# where the entry says "name"), and back under its own name when the
+# container is deleted (tests/integration/55-netdevices.sh has the rest).
+# runc 1.1.5 does not know the key and ignores it (runc 1.4 and crun 1.22
+# know it): brig alone, no side by side.  For corpus entry NAME (one with
+# a network namespace of its own and no user namespace): d0 as it is and
+# d1 as ctr1.  The host's real network is never touched: the test's
+# "host" is a network namespace of its own (unshare -n: no mount under
+# /run/netns, which the leak checks of every test would see), with two
+# dummy devices made in it (veth pairs on a kernel without dummy
+# devices), where brig runs.  The container must list d0
+# and ctr1 in its /sys/class/net (and not d1), run must succeed, and
+# afterwards d0 and d1 are back in that namespace, no ctr1 there, and
+# nothing is left under the state root.
+t_netdevices() {
+	local name=$1 id inside host
+	id=conf-$$-$name-netdev
+	CGNAME=$id
+	normalise "$name" "$CGNAME" |
+		jq '.process.args = ["/bin/ls", "/sys/class/net"]
+			| .linux.netDevices = {"d0": {}, "d1": {"name": "ctr1"}}' >"$T/normalised.json" || {
+		fail "cannot make the config"
+		return
+	}
+	jq -e '(.linux.namespaces | map(select(.type == "network" and .path == null)) | length == 1)
+		and (.linux.namespaces | map(select(.type == "user")) | length == 0)' \
+		"$T/normalised.json" >/dev/null || fail "$name has no network namespace of its own, or a user namespace"
+	standins "$T/normalised.json" "$T/binds" 0:0 >"$T/config.json" || {
+		fail "cannot make the stand-ins"
+		return
+	}
+	bundle "$T/config.json" 0:0 || {
+		fail "cannot make the bundle"
+		return
+	}
+	rt_cmd brig
+	defer "${CMD[@]}" delete --force "$id"
+	# in the "host" namespace: the dummies, brig's run (its output in
+	# $T/nd.*), then "run: STATUS" and the devices there, "host: NAME"
+	# shellcheck disable=SC2016 # (for sh -c)
+	# (veth pairs, d0 and d0p, d1 and d1p, on a kernel without dummy
+	# devices, as in 55-netdevices.sh)
+	run_cmd unshare -n /bin/sh -c 'if ip link add d0 type dummy 2>/dev/null; then
+			ip link add d1 type dummy || exit 90
+		else
+			echo "veth pairs"
+			ip link add d0 type veth peer name d0p && ip link add d1 type veth peer name d1p || exit 90
+		fi
+		"$@" >"$0.out" 2>"$0.err" </dev/null
+		echo "run: $?"
+		ip -o link show | sed -n "s/^[0-9]*: \([^:@]*\)[:@].*/host: \1/p"' \
+		"$T/nd" env -i "${RUN_ENV[@]}" "${CMD[@]}" run --bundle "$T/b" "$id"
+	if [ "$rc" = 90 ]; then
+		skip "cannot make dummy or veth network devices in a network namespace of the test's: $err"
+		return
+	fi
+	assert_eq "$rc" 0 "unshare -n: exit status (stderr: $err)"
+	inside=$(cat "$T/nd.out")
+	host=$(grep '^host: ' <<<"$out" | sort | paste -sd ' ')
+	assert_contains "$out" "run: 0" "brig run: exit status (stderr: $(cat "$T/nd.err"))"
+	assert_eq "$(cat "$T/nd.err")" "" "brig run: stderr"
+	assert_eq "$(grep -xE 'd0|d1|ctr1' <<<"$inside" | sort | paste -sd ' ')" "ctr1 d0" \
+		"the container's /sys/class/net (all of it: $(paste -sd ' ' <<<"$inside"))"
+	if grep -qx "veth pairs" <<<"$out"; then
+		assert_eq "$host" "host: d0 host: d0p host: d1 host: d1p host: lo" \
+			"the devices of the host namespace afterwards"
+	else
+		assert_eq "$host" "host: d0 host: d1 host: lo" "the devices of the host namespace afterwards"
+	fi
+	rt_gone brig "$id"
+}
+
 # Every entry of the allow-list has its glob, its line and its reason;
 # entries that no difference used are listed (they may belong to another
 # kind of host: a note, not a failure).
@@ -703,5 +776,15 @@ for name in runc-spec podman cri-pod-container runtime-tools; do
 	tap_test "sysctl:$name: kernel.hostname in linux.sysctl is refused, nothing left (brig and runc)" \
 		t_sysctl_hostname "$name"
 done
+# The entries netDevices are moved on (brig alone): five with a network
+# namespace of their own, no user namespace.
+if command -v unshare >/dev/null 2>&1 && command -v ip >/dev/null 2>&1; then
+	for name in runc-spec podman cri-pod-container ctr-oci-spec runtime-tools; do
+		# shellcheck disable=SC2053
+		[[ netdev:$name == ${CONFORMANCE_ONLY:-*} ]] || continue
+		tap_test "netdev:$name: linux.netDevices move into the container and back (brig; runc 1.1.5 ignores them)" \
+			t_netdevices "$name"
+	done
+fi
 tap_test "allow-list: every entry has a line and a reason" t_allow_list
 tap_done
