@@ -552,12 +552,13 @@ rt_gone() {
 # tests/integration/77-exec.sh).  Seen from inside, its pid, its process
 # group and its session (fields 5 and 6 of /proc/PID/stat) are the same
 # number.  For corpus entry NAME, under each runtime: the container runs
-# `sleep` (run --detach), `exec` runs a shell that prints the three, in
-# the foreground (no terminal) and detached (exec -d, through a file in
-# a directory of $T bind mounted at HOOKDIR), then the container is
-# deleted and nothing is left.
+# `sleep` (run --detach), `exec` runs a shell that prints the three
+# (MODE notty: in the foreground without a terminal, then detached, exec
+# -d, through a file in a directory of $T bind mounted at HOOKDIR; MODE
+# tty: with a terminal, exec -t on the pty of script(1)), then the
+# container is deleted and nothing is left.
 t_exec_session() {
-	local name=$1 rt id out2 want
+	local name=$1 mode=$2 rt id want line
 	id=conf-$$-$name-exec
 	CGNAME=$id
 	# (made before the stand-ins, which replace missing sources)
@@ -592,18 +593,33 @@ t_exec_session() {
 		run_cmd env -i "${RUN_ENV[@]}" "${CMD[@]}" run --detach --bundle "$T/b" "$id"
 		assert_eq "$rc" 0 "$rt run --detach: exit status (stderr: $err)"
 		[ "$rc" = 0 ] || continue
-		run_cmd "${CMD[@]}" exec "$id" /bin/sh -c "$show"
-		assert_eq "$rc" 0 "$rt exec: exit status (stderr: $err)"
-		want=$(awk '{ print $1, $1, $1 }' <<<"$out")
-		assert_match "$out" '^[0-9]+ [0-9]+ [0-9]+$' "$rt exec: pid, process group, session"
-		assert_eq "$out" "$want" "$rt exec without a terminal: pid, process group, session"
-		run_cmd "${CMD[@]}" exec -d "$id" /bin/sh -c "$show >$HOOKDIR/sid.tmp && mv $HOOKDIR/sid.tmp $HOOKDIR/sid"
-		assert_eq "$rc" 0 "$rt exec -d: exit status (stderr: $err)"
-		wait_for "$T/shared/sid" 50 || fail "$rt exec -d: wrote nothing"
-		out2=$(cat "$T/shared/sid" 2>/dev/null)
-		want=$(awk '{ print $1, $1, $1 }' <<<"$out2")
-		assert_match "$out2" '^[0-9]+ [0-9]+ [0-9]+$' "$rt exec -d: pid, process group, session"
-		assert_eq "$out2" "$want" "$rt exec -d: pid, process group, session"
+		if [ "$mode" = tty ]; then
+			# exec -t, on the pty of script(1) (as in 77-exec.sh)
+			printf -v line '%q ' "${CMD[@]}" exec -t "$id" /bin/sh -c "$show"
+			[ -p "$T/tty-in" ] || mkfifo "$T/tty-in"
+			timeout -k 5 "${TAP_TIMEOUT:-60}" script -qfec "$line" /dev/null \
+				9<>"$T/tty-in" <"$T/tty-in" >"$T/tty-out" 2>"$T/tty-err"
+			rc=$?
+			out=$(tr -d '\r' <"$T/tty-out")
+			assert_eq "$rc" 0 "$rt exec -t: exit status (its output, the pty's: $out; stderr: $(cat "$T/tty-err"))"
+			want=$(awk '{ print $1, $1, $1 }' <<<"$out")
+			assert_match "$out" '^[0-9]+ [0-9]+ [0-9]+$' "$rt exec -t: pid, process group, session"
+			assert_eq "$out" "$want" "$rt exec -t: pid, process group, session"
+		else
+			run_cmd "${CMD[@]}" exec "$id" /bin/sh -c "$show"
+			assert_eq "$rc" 0 "$rt exec: exit status (stderr: $err)"
+			want=$(awk '{ print $1, $1, $1 }' <<<"$out")
+			assert_match "$out" '^[0-9]+ [0-9]+ [0-9]+$' "$rt exec: pid, process group, session"
+			assert_eq "$out" "$want" "$rt exec without a terminal: pid, process group, session"
+			run_cmd "${CMD[@]}" exec -d "$id" /bin/sh -c \
+				"$show >$HOOKDIR/sid.tmp && mv $HOOKDIR/sid.tmp $HOOKDIR/sid"
+			assert_eq "$rc" 0 "$rt exec -d: exit status (stderr: $err)"
+			wait_for "$T/shared/sid" 50 || fail "$rt exec -d: wrote nothing"
+			out=$(cat "$T/shared/sid" 2>/dev/null)
+			want=$(awk '{ print $1, $1, $1 }' <<<"$out")
+			assert_match "$out" '^[0-9]+ [0-9]+ [0-9]+$' "$rt exec -d: pid, process group, session"
+			assert_eq "$out" "$want" "$rt exec -d: pid, process group, session"
+		fi
 		run_cmd "${CMD[@]}" delete --force "$id"
 		assert_eq "$rc" 0 "$rt delete --force: exit status (stderr: $err)"
 		rt_gone "$rt" "$id"
@@ -762,12 +778,19 @@ if [[ poststart == ${CONFORMANCE_ONLY:-*} ]]; then
 	tap_test "poststart: a failing hook fails start, the container does not exist afterwards (brig and runc)" \
 		t_poststart_fails
 fi
-# The entries that exec's session is checked on: all of the corpus.
+# The entries that exec's session is checked on: all of the corpus,
+# without a terminal (exec:NAME) and with one (exec-t:NAME).
 for name in $(for f in "$CONF"/corpus/*.json; do basename "$f" .json; done); do
 	# shellcheck disable=SC2053
-	[[ exec:$name == ${CONFORMANCE_ONLY:-*} ]] || continue
-	tap_test "exec:$name: the exec'd process leads its own session and process group (brig and runc)" \
-		t_exec_session "$name"
+	if [[ exec:$name == ${CONFORMANCE_ONLY:-*} ]]; then
+		tap_test "exec:$name: the exec'd process leads its own session and process group, exec and exec -d (brig and runc)" \
+			t_exec_session "$name" notty
+	fi
+	# shellcheck disable=SC2053
+	if [[ exec-t:$name == ${CONFORMANCE_ONLY:-*} ]] && command -v script >/dev/null 2>&1; then
+		tap_test "exec-t:$name: the exec'd process leads its own session and process group, exec -t (brig and runc)" \
+			t_exec_session "$name" tty
+	fi
 done
 # The entries kernel.hostname is refused on: four with a uts namespace.
 for name in runc-spec podman cri-pod-container runtime-tools; do
