@@ -30,8 +30,20 @@
 #
 # Variants (VARIANTS): a few corpus entries again with one edit each,
 # NAME@KEY=VALUE: runc-spec and podman with each rootfsPropagation of the
-# spec.  And one test more: a failing poststart hook fails start, and
-# the container does not exist afterwards, under both (t_poststart_fails).
+# spec, with a device rule whose access has letters outside "rwm"
+# (deviceAccess=rwa, rwma), and with linux.sysctl kernel.domainname.
+# And tests of their own, each under both runtimes but the last:
+#   poststart        a failing poststart hook fails start, and the
+#                    container does not exist afterwards
+#                    (t_poststart_fails)
+#   exec:NAME        every corpus entry: the process of `exec` and of
+#   exec-t:NAME      `exec -d` (exec:), of `exec -t` (exec-t:) leads its
+#                    own session and process group (t_exec_session)
+#   sysctl:NAME      kernel.hostname in linux.sysctl is refused, nothing
+#                    left (t_sysctl_hostname)
+#   netdev:NAME      brig alone (runc 1.1.5 ignores the key):
+#                    linux.netDevices move into the container and back,
+#                    in a network namespace of the test's (t_netdevices)
 #
 # A new generator, or a new version of one: run generate.sh (see its
 # header); its new files are tested from then on.
