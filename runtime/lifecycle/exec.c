@@ -261,6 +261,13 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	 * outside the container's pid namespace (0 seen from inside) */
 	if (setsid() < 0)
 		return brig_error_setp(err, errno, "setsid");
+	/* the container's root, as its init became (init.c) and as runc's
+	 * nsexec makes every process that joins a user namespace: brig's
+	 * host ids have no mapping there, so what it made (the pty of exec
+	 * -t) could not be given to the process's user, and a file of the
+	 * host's root must not be this process's own */
+	if (j->own_userns && brig_userns_become_root(err) < 0)
+		return -1;
 	procfd = brig_procfs_open(err);
 	if (procfd < 0)
 		return -1;

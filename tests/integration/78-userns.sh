@@ -327,6 +327,18 @@ t_exec() {
 	assert_rc 0
 	assert_eq "$out" "0:0" "owner of a file exec made, inside"
 	assert_eq "$(owner "$T/shared/from-exec")" "100000:100000" "host owner of a file exec made"
+
+	# exec -t: the exec'd process becomes the container's root before it
+	# makes its pty, as the init does and runc's nsexec does; before, it
+	# made the pty as the host's root, which has no mapping here, and
+	# could not give it to its user ("chown the pty to 0: Operation not
+	# permitted"; runc exec -t works on the same bundle)
+	mkfifo "$T/tty-in"
+	timeout -k 5 60 script -qfec "$BRIG --root $T/root exec -t c1 sh -c 'stat -c %u \$(tty); id -u'" \
+		/dev/null 9<>"$T/tty-in" <"$T/tty-in" >"$T/tty-out" 2>"$T/tty-err"
+	rc=$? out=$(tr -d '\r' <"$T/tty-out") err=$(cat "$T/tty-err")
+	assert_rc 0
+	assert_eq "$out" $'0\n0' "owner of exec -t's pty and id -u, inside"
 	br delete --force c1
 	assert_rc 0
 	alive "$epid" && fail "the exec'd process $epid survived delete --force"
