@@ -344,9 +344,12 @@ t_paused() {
 
 # The watcher of run.brig.job.timeout kills at the deadline: every hopper.
 t_watcher_deadline() {
-	local secs=3
+	local secs=10
 	setup
-	# the pod must be up before the deadline (the vm guest is emulated)
+	# the pod must be up and seen hopping before the deadline: 3 s was
+	# too short for an ASan build with another test file beside it (CI:
+	# "the hopper does not hop: 0 pids", the deadline had ended it
+	# already); the vm guest is emulated
 	[ "${BRIG_VM:-0}" = 1 ] && secs=30
 	pod '.annotations["run.brig.job.timeout"] = $t
 		| .annotations["run.brig.job.result"] = $r' --arg r "$T/result.json" --arg t "${secs}s" ||
