@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* linux.netDevices (netdev.h): rtnetlink by hand, every request acked. */
+/* linux.netDevices (netdev.h): rtnetlink by hand (netlink.h), every
+ * request acked. */
 #include "config.h"
 #include "linux/netdev.h"
 
@@ -7,27 +8,22 @@
 #include <fcntl.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 #include <net/if.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "linux/netlink.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/log.h"
 
-#define NL_BUF 16384
 #define MAX_ADDRS 64
 
 /* ---------------------------------------------------------------- names */
@@ -102,133 +98,7 @@ ssize_t brig_netdev_record_parse(const char *text, struct brig_netdev **out)
 	return (ssize_t)n;
 }
 
-/* ------------------------------------------------------------- netlink */
-
-struct nl_req {
-	struct nlmsghdr h;
-	char body[1024];
-};
-
-static int nl_open(struct brig_error *err)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-
-	if (fd < 0)
-		return brig_error_setp(err, errno, "netlink socket");
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		brig_error_setp(err, errno, "bind netlink socket");
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static void nl_init(struct nl_req *r, uint16_t type, uint16_t flags, const void *hdr, size_t len)
-{
-	memset(r, 0, sizeof(*r));
-	r->h.nlmsg_len = NLMSG_LENGTH(len);
-	r->h.nlmsg_type = type;
-	r->h.nlmsg_flags = NLM_F_REQUEST | flags;
-	memcpy(NLMSG_DATA(&r->h), hdr, len);
-}
-
-/* Append an attribute; the buffer is sized for every message built here. */
-static void nl_attr(struct nl_req *r, uint16_t type, const void *data, size_t len)
-{
-	struct rtattr *a = (struct rtattr *)((char *)&r->h + NLMSG_ALIGN(r->h.nlmsg_len));
-
-	a->rta_type = type;
-	a->rta_len = (unsigned short)RTA_LENGTH(len);
-	if (len)
-		memcpy(RTA_DATA(a), data, len);
-	r->h.nlmsg_len = NLMSG_ALIGN(r->h.nlmsg_len) + RTA_ALIGN(a->rta_len);
-}
-
-typedef void (*nl_cb)(const struct nlmsghdr *h, void *arg);
-
-/* Send @r and read until its ack (or, for a dump, NLMSG_DONE); each
- * other message of its sequence goes to @cb.  -1 with errno (the
- * kernel's) on error. */
-static int nl_talk(int fd, struct nl_req *r, nl_cb cb, void *arg)
-{
-	static uint32_t seq;
-	char buf[NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
-	/* a dump is a GET (rtnetlink: type % 4 == 2) with NLM_F_DUMP; on a
-	 * NEW, NLM_F_EXCL is the same bit as NLM_F_MATCH */
-	bool dump = (r->h.nlmsg_type & 3) == 2 && (r->h.nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
-
-	r->h.nlmsg_seq = ++seq;
-	if (send(fd, &r->h, r->h.nlmsg_len, 0) < 0)
-		return -1;
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_TRUNC);
-		struct nlmsghdr *h = (struct nlmsghdr *)buf;
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if ((size_t)n > sizeof(buf)) {
-			errno = EMSGSIZE;
-			return -1;
-		}
-		for (size_t left = (size_t)n; NLMSG_OK(h, left); h = NLMSG_NEXT(h, left)) {
-			if (h->nlmsg_seq != r->h.nlmsg_seq)
-				continue;
-			if (h->nlmsg_type == NLMSG_DONE && dump)
-				return 0;
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(h);
-
-				if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e))) {
-					errno = EBADMSG;
-					return -1;
-				}
-				if (e->error == 0 && !dump)
-					return 0;
-				errno = e->error ? -e->error : EBADMSG;
-				return -1;
-			}
-			if (cb)
-				cb(h, arg);
-		}
-	}
-}
-
-struct link {
-	int index;
-	unsigned flags;
-};
-
-static void on_link(const struct nlmsghdr *h, void *arg)
-{
-	const struct ifinfomsg *ifi = NLMSG_DATA(h);
-	struct link *l = arg;
-
-	if (h->nlmsg_type == RTM_NEWLINK && h->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifi))) {
-		l->index = ifi->ifi_index;
-		l->flags = ifi->ifi_flags;
-	}
-}
-
-/* The device called @name in the namespace of @fd. */
-static int get_link(int fd, const char *name, struct link *l)
-{
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
-	struct nl_req r;
-
-	nl_init(&r, RTM_GETLINK, NLM_F_ACK, &ifi, sizeof(ifi));
-	nl_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
-	l->index = 0;
-	if (nl_talk(fd, &r, on_link, l) < 0)
-		return -1;
-	if (l->index <= 0) {
-		errno = ENODEV;
-		return -1;
-	}
-	return 0;
-}
+/* ----------------------------------------------------------- addresses */
 
 /* An address to add again after a move (IFA_LABEL is not kept: it
  * holds the device's old name). */
@@ -292,10 +162,10 @@ static void on_addr(const struct nlmsghdr *h, void *arg)
 static int get_addrs(int fd, struct addrs *as)
 {
 	struct ifaddrmsg m = { .ifa_family = AF_UNSPEC };
-	struct nl_req r;
+	struct brig_nl_req r;
 
-	nl_init(&r, RTM_GETADDR, NLM_F_DUMP, &m, sizeof(m));
-	if (nl_talk(fd, &r, on_addr, as) < 0)
+	brig_nl_init(&r, RTM_GETADDR, NLM_F_DUMP, &m, sizeof(m));
+	if (brig_nl_talk(fd, &r, on_addr, as) < 0)
 		return -1;
 	if (as->overflow) {
 		errno = E2BIG;
@@ -310,116 +180,26 @@ static int add_addr(int fd, int index, const struct addr *a)
 	size_t alen = m.ifa_family == AF_INET ? 4 : 16;
 	uint32_t keep = a->flags & (IFA_F_NODAD | IFA_F_NOPREFIXROUTE | IFA_F_HOMEADDRESS |
 	                            IFA_F_MANAGETEMPADDR);
-	struct nl_req r;
+	struct brig_nl_req r;
 
 	m.ifa_index = (unsigned)index;
 	m.ifa_flags = 0;
-	nl_init(&r, RTM_NEWADDR, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, &m, sizeof(m));
+	brig_nl_init(&r, RTM_NEWADDR, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, &m, sizeof(m));
 	if (a->has_local)
-		nl_attr(&r, IFA_LOCAL, a->local, alen);
+		brig_nl_attr(&r, IFA_LOCAL, a->local, alen);
 	if (a->has_address)
-		nl_attr(&r, IFA_ADDRESS, a->address, alen);
+		brig_nl_attr(&r, IFA_ADDRESS, a->address, alen);
 	if (a->has_brd)
-		nl_attr(&r, IFA_BROADCAST, a->brd, alen);
+		brig_nl_attr(&r, IFA_BROADCAST, a->brd, alen);
 	if (keep)
-		nl_attr(&r, IFA_FLAGS, &keep, sizeof(keep));
+		brig_nl_attr(&r, IFA_FLAGS, &keep, sizeof(keep));
 	/* an IPv6 link-local address the kernel made already is the same */
-	if (nl_talk(fd, &r, NULL, NULL) < 0 && errno != EEXIST)
+	if (brig_nl_talk(fd, &r, NULL, NULL) < 0 && errno != EEXIST)
 		return -1;
 	return 0;
 }
 
-static int set_up(int fd, int index)
-{
-	struct ifinfomsg ifi = {
-		.ifi_family = AF_UNSPEC,
-		.ifi_index = index,
-		.ifi_flags = IFF_UP,
-		.ifi_change = IFF_UP,
-	};
-	struct nl_req r;
-
-	nl_init(&r, RTM_NEWLINK, NLM_F_ACK, &ifi, sizeof(ifi));
-	return nl_talk(fd, &r, NULL, NULL);
-}
-
-/* The one message that moves and renames. */
-static int change_netns(int fd, int index, int nsfd, const char *name)
-{
-	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC, .ifi_index = index };
-	uint32_t ns = (uint32_t)nsfd;
-	struct nl_req r;
-
-	nl_init(&r, RTM_NEWLINK, NLM_F_ACK, &ifi, sizeof(ifi));
-	nl_attr(&r, IFLA_NET_NS_FD, &ns, sizeof(ns));
-	nl_attr(&r, IFLA_IFNAME, name, strlen(name) + 1);
-	return nl_talk(fd, &r, NULL, NULL);
-}
-
 /* ----------------------------------------------------------- namespaces */
-
-/* A netlink socket made in the network namespace @nsfd, by a child
- * that joins it and sends the socket back. */
-static int nl_open_in(int nsfd, struct brig_error *err)
-{
-	int sp[2];
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-	pid_t pid;
-	int fd = -1, status;
-
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-		return brig_error_setp(err, errno, "socketpair");
-	pid = fork();
-	if (pid < 0) {
-		close(sp[0]);
-		close(sp[1]);
-		return brig_error_setp(err, errno, "fork");
-	}
-	if (pid == 0) {
-		int s;
-
-		close(sp[0]);
-		if (setns(nsfd, CLONE_NEWNET) < 0 ||
-		    (s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)) < 0)
-			_exit(errno & 0x7f);
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &s, sizeof(int));
-		_exit(sendmsg(sp[1], &mh, 0) < 0 ? (errno & 0x7f) : 0);
-	}
-	close(sp[1]);
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
-	if (recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC) > 0 && (c = CMSG_FIRSTHDR(&mh)) &&
-	    c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	close(sp[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	if (fd < 0) {
-		int e = WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : EPROTO;
-
-		return brig_error_setp(err, e,
-		                       "netlink socket in the container's network namespace");
-	}
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		brig_error_setp(err, errno, "bind netlink socket");
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
 
 int brig_netns_of(int pidfd, pid_t pid, struct brig_error *err)
 {
@@ -461,15 +241,15 @@ bool brig_netns_is_own(int nsfd)
 static int settle(int fd, const char *name, const struct addrs *as, unsigned flags,
                   struct brig_error *err)
 {
-	struct link l;
+	struct brig_nl_link l;
 
-	if (get_link(fd, name, &l) < 0)
+	if (brig_nl_get_link(fd, name, &l) < 0)
 		return brig_error_setp(err, errno, "network device \"%s\" once moved", name);
 	for (size_t i = 0; i < as->n; i++)
 		if (add_addr(fd, l.index, &as->a[i]) < 0)
 			return brig_error_setp(err, errno,
 			                       "add an address to network device \"%s\"", name);
-	if ((flags & IFF_UP) && set_up(fd, l.index) < 0)
+	if ((flags & IFF_UP) && brig_nl_set_up(fd, l.index) < 0)
 		return brig_error_setp(err, errno, "set network device \"%s\" up", name);
 	return 0;
 }
@@ -485,17 +265,17 @@ static int move_one(int src, int srcns, int dst, int dstns, const char *from, co
                     bool *moved, struct brig_error *err)
 {
 	struct addrs *as = calloc(1, sizeof(*as));
-	struct link l, there;
+	struct brig_nl_link l, there;
 	int r = -1, e;
 
 	*moved = false;
 	if (!as)
 		return brig_error_setp(err, ENOMEM, "network device \"%s\"", from);
-	if (get_link(src, from, &l) < 0) {
+	if (brig_nl_get_link(src, from, &l) < 0) {
 		brig_error_setp(err, errno, "network device \"%s\"", from);
 		goto out;
 	}
-	if (get_link(dst, to, &there) == 0) {
+	if (brig_nl_get_link(dst, to, &there) == 0) {
 		brig_error_setp(err, EEXIST, "move network device \"%s\" as \"%s\"", from, to);
 		goto out;
 	}
@@ -504,10 +284,10 @@ static int move_one(int src, int srcns, int dst, int dstns, const char *from, co
 		brig_error_setp(err, errno, "addresses of network device \"%s\"", from);
 		goto out;
 	}
-	if (change_netns(src, l.index, dstns, to) < 0) {
+	if (brig_nl_move(src, l.index, dstns, to) < 0) {
 		e = errno;
-		if (strcmp(from, to) != 0 && get_link(dst, from, &there) == 0 &&
-		    there.index == l.index && change_netns(dst, there.index, srcns, from) == 0) {
+		if (strcmp(from, to) != 0 && brig_nl_get_link(dst, from, &there) == 0 &&
+		    there.index == l.index && brig_nl_move(dst, there.index, srcns, from) == 0) {
 			struct brig_error ignored = BRIG_ERROR_INIT;
 
 			settle(src, from, as, l.flags, &ignored);
@@ -536,7 +316,7 @@ int brig_netdev_move_in(const struct brig_netdev *devs, size_t n, int nsfd, stru
 	own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (own < 0)
 		return brig_error_setp(err, errno, "open /proc/self/ns/net");
-	if ((host = nl_open(err)) < 0 || (ctr = nl_open_in(nsfd, err)) < 0)
+	if ((host = brig_nl_open(err)) < 0 || (ctr = brig_nl_open_in(nsfd, err)) < 0)
 		return -1;
 	for (; done < n; done++)
 		if (move_one(host, own, ctr, nsfd, devs[done].host, devs[done].inside, &moved,
@@ -571,15 +351,15 @@ int brig_netdev_move_out(const struct brig_netdev *devs, size_t n, int nsfd, str
 	own = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (own < 0)
 		return brig_error_setp(err, errno, "open /proc/self/ns/net");
-	if ((host = nl_open(err)) < 0 || (ctr = nl_open_in(nsfd, err)) < 0)
+	if ((host = brig_nl_open(err)) < 0 || (ctr = brig_nl_open_in(nsfd, err)) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct brig_error e2 = BRIG_ERROR_INIT;
-		struct link l;
+		struct brig_nl_link l;
 		bool moved;
 
 		/* only what is in the container's namespace now */
-		if (get_link(ctr, devs[i].inside, &l) < 0) {
+		if (brig_nl_get_link(ctr, devs[i].inside, &l) < 0) {
 			brig_debug("network device \"%s\" is not in the container: %s",
 			           devs[i].inside, strerror(errno));
 			continue;
@@ -613,13 +393,13 @@ int brig_netdev_check(const struct brig_linux *lx, bool new_netns, bool joined,
 	if (!new_netns)
 		return brig_error_set(err, "config.json: linux.netDevices: needs a new network "
 		                           "namespace (linux.namespaces has no \"network\")");
-	fd = nl_open(err);
+	fd = brig_nl_open(err);
 	if (fd < 0)
 		return brig_error_wrap(err, "config.json: linux.netDevices");
 	for (size_t i = 0; i < lx->n_net_devices; i++) {
 		const struct brig_net_device *nd = &lx->net_devices[i];
 		const char *name = inside_name(nd);
-		struct link l;
+		struct brig_nl_link l;
 
 		if (!brig_netdev_name_ok(nd->host_name) || !brig_netdev_name_ok(name))
 			return brig_error_set(
@@ -641,7 +421,7 @@ int brig_netdev_check(const struct brig_linux *lx, bool new_netns, bool joined,
 				                      "linux.netDevices[\"%s\"]",
 				                      nd->host_name, name,
 				                      lx->net_devices[k].host_name);
-		if (get_link(fd, nd->host_name, &l) < 0)
+		if (brig_nl_get_link(fd, nd->host_name, &l) < 0)
 			return brig_error_setp(
 			    err, errno,
 			    "config.json: linux.netDevices[\"%s\"]: network device "
