@@ -1,0 +1,825 @@
+#!/bin/bash
+# brig job --network egress --allow RULE...: on this real kernel, the job
+# reaches the names, addresses and ports its rules allow and nothing else
+# (other names and addresses, the host's own addresses, link-local and the
+# metadata address, loopback, private ranges learned from DNS, IPv6, DNS
+# other than to brig's resolver over UDP, query types other than A); the
+# result's "egress" counts what was allowed and denied; the job cannot
+# change any of it; 64 jobs side by side each get their own; a brig
+# SIGKILLed mid-job leaves nothing `brig job --gc` does not remove; a bad
+# --allow is refused with status 125, one `brig: ` line naming --allow,
+# and nothing left behind.
+#
+# The fake internet: the file re-runs itself in a network and a mount
+# namespace of its own, "the host", where brig runs: lo, a veth to an
+# "upstream" namespace (198.51.100.1/24 here, .2 there, the default route;
+# 2001:db8:ff::1/64 and ::2, the IPv6 default route), and over the real
+# /etc/resolv.conf, in the private mount namespace only, one that names
+# the upstream's dnsmasq (198.51.100.53).  The upstream has the servers'
+# addresses on its lo (192.0.2.10 .11 .12 .20, 169.254.169.254, 10.1.2.3,
+# 2001:db8::10), TCP and UDP echo servers (socat) on ports 7, 443 and
+# 5432 of all of them, and dnsmasq with the records below (egress_dns_args).
+# The host has TCP echo servers on its own addresses (every one: ports 7
+# and 53) and a UDP one on port 7: what a job must never reach.  Nothing
+# here touches the host's real interfaces, routes, nftables or resolvers;
+# the daemons are stopped (by process group: socat forks) when the file
+# ends, and die with it if it is killed (PR_SET_PDEATHSIG).
+#
+# The file runs in a mount namespace of its own for `ip netns add`'s
+# mounts too: the other test files that run beside this one would find
+# them in the host's mount table as mounts they leaked (see
+# tests/integration/55-netdevices.sh).
+#
+# The tests need brig's --network egress: until `brig job --network
+# egress --allow ...` is understood they skip, saying so; the fake
+# internet's own check (the host reaches every server, by name too) runs
+# regardless.  The pool test skips until `brig pool create --help`
+# mentions egress.
+if [ -z "${BRIG_EGRESS_PRIVATE_NS:-}" ] && [ "$(id -u)" -eq 0 ]; then
+	if command -v unshare >/dev/null 2>&1 &&
+		unshare --net --mount --propagation private true 2>/dev/null; then
+		export BRIG_EGRESS_PRIVATE_NS=1
+		exec unshare --net --mount --propagation private "$BASH" "$0" "$@"
+	fi
+	echo "1..0 # SKIP cannot unshare a network and a mount namespace"
+	exit 0
+fi
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
+. "$(dirname "$0")/../lib/rootfs.sh"
+# shellcheck source=../lib/job.sh
+. "$(dirname "$0")/../lib/job.sh"
+
+# Never the host's network: this must be a namespace of the file's own.
+if [ "$(readlink /proc/self/ns/net)" = "$(readlink /proc/1/ns/net)" ] ||
+	[ "$(readlink /proc/self/ns/mnt)" = "$(readlink /proc/1/ns/mnt)" ]; then
+	echo "Bail out! not in a network and mount namespace of the file's own"
+	exit 1
+fi
+for c in ip nsenter nft dnsmasq socat setpriv setsid; do
+	command -v "$c" >/dev/null 2>&1 || skip_all "needs $c"
+done
+NETPROBE=$(static_helper job/netprobe) || skip_all "needs a static tests/job/netprobe (gcc -static)"
+cp "$NETPROBE" "$ROOTFS/bin/netprobe"
+
+# How long a probe waits for a connect or an answer (ms): what does not
+# come within it was dropped.  The fake internet answers in microseconds.
+W=1000
+
+# ---------------------------------------------------------- the fake internet
+
+UP=brig-eg-up-$$
+FAKE=$_tap_state/fake
+FAKE_PIDS=()
+
+# up CMD...: CMD in the upstream namespace.
+up() {
+	nsenter --net="/run/netns/$UP" "$@"
+}
+
+# fake_daemon NAME [--up] CMD...: CMD in the background (in the upstream
+# namespace with --up), leading a process group of its own, killed with
+# this shell; its output in $FAKE/NAME.log.
+fake_daemon() {
+	local name=$1 ns=()
+	shift
+	if [ "$1" = --up ]; then
+		ns=(nsenter --net="/run/netns/$UP")
+		shift
+	fi
+	setsid setpriv --pdeathsig KILL "${ns[@]}" "$@" </dev/null >"$FAKE/$name.log" 2>&1 &
+	FAKE_PIDS+=("$!")
+}
+
+# echo_servers [--up]: TCP echo servers on every address (IPv4 and IPv6)
+# of a namespace, on each port of $PORTS, and UDP ones on each port of
+# $UPORTS of each address of $UADDRS (one per address: a UDP server bound
+# to them all would answer from the address of the route back, which the
+# client's connected socket ignores).
+echo_servers() {
+	local p a
+	for p in $PORTS; do
+		fake_daemon "tcp$p$1" "$@" socat -T 5 "TCP6-LISTEN:$p,ipv6only=0,reuseaddr,fork" PIPE
+	done
+	for p in $UPORTS; do
+		for a in $UADDRS; do
+			if [[ "$a" = *:* ]]; then
+				fake_daemon "udp$p-$a$1" "$@" socat -T 1 "UDP6-RECVFROM:$p,bind=[$a],fork" PIPE
+			else
+				fake_daemon "udp$p-$a$1" "$@" socat -T 1 "UDP4-RECVFROM:$p,bind=$a,fork" PIPE
+			fi
+		done
+	done
+}
+
+# The upstream's records.  allowed.test's names, denied.test's, one
+# pointing at each address a job must never reach, a CNAME to a name of
+# another domain, TXT records; every other name under .test: NXDOMAIN.
+egress_dns_args() {
+	local r
+	for r in allowed.test,192.0.2.10 sub.allowed.test,192.0.2.11 \
+		deep.sub.allowed.test,192.0.2.11 target.other.test,192.0.2.12 \
+		denied.test,192.0.2.20 x.denied.test,192.0.2.20 \
+		rebind.allowed.test,198.51.100.1 meta.allowed.test,169.254.169.254 \
+		lo.allowed.test,127.0.0.1 private.allowed.test,10.1.2.3 \
+		v6.allowed.test,192.0.2.10,2001:db8::10 t.allowed.test,192.0.2.10; do
+		echo "--host-record=$r"
+	done
+	echo "--cname=cname.allowed.test,target.other.test"
+	echo "--txt-record=t.allowed.test,allowed-txt"
+	echo "--txt-record=x.denied.test,denied-txt"
+	echo "--mx-host=allowed.test,mx.allowed.test,10"
+	echo "--local=/test/"
+}
+
+fake_down() {
+	local p
+	for p in "${FAKE_PIDS[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null
+	done
+	for p in "${FAKE_PIDS[@]}"; do
+		wait "$p" 2>/dev/null
+		kill -KILL -- "-$p" 2>/dev/null
+	done
+	FAKE_PIDS=()
+	[ ! -e "/run/netns/$UP" ] || ip netns del "$UP" 2>/dev/null
+	umount /etc/resolv.conf 2>/dev/null
+}
+trap 'fake_down; rm -rf "$_tap_state"' EXIT
+trap 'exit 143' TERM INT HUP
+
+fake_up() {
+	local a
+	mkdir -p "$FAKE" &&
+		ip link set lo up &&
+		ip netns add "$UP" &&
+		up ip link set lo up &&
+		ip link add eg-host type veth peer name eg-up &&
+		ip link set eg-up netns "/run/netns/$UP" &&
+		ip addr add 198.51.100.1/24 dev eg-host &&
+		ip addr add 2001:db8:ff::1/64 dev eg-host nodad &&
+		ip link set eg-host up &&
+		ip route add default via 198.51.100.2 &&
+		up ip addr add 198.51.100.2/24 dev eg-up &&
+		up ip addr add 198.51.100.53/24 dev eg-up &&
+		up ip addr add 2001:db8:ff::2/64 dev eg-up nodad &&
+		up ip link set eg-up up || return
+	# a route to every destination that must stay unreachable, so that
+	# only brig's rules keep a job from them
+	ip -6 route add default via 2001:db8:ff::2 || return
+	local servers="192.0.2.10 192.0.2.11 192.0.2.12 192.0.2.20 169.254.169.254 10.1.2.3"
+	for a in $servers; do
+		up ip addr add "$a/32" dev lo || return
+	done
+	up ip addr add 2001:db8::10/128 dev lo nodad || return
+	PORTS="7 443 5432" UPORTS="7 443 5432" UADDRS="$servers 2001:db8::10" echo_servers --up
+	# the host's own addresses (198.51.100.1, 127.0.0.1, its end of each
+	# job's link): TCP 7 and 53 (brig's resolver is UDP only) on all of
+	# them, UDP 7 on those known now
+	PORTS="7 53" UPORTS=7 UADDRS="198.51.100.1 127.0.0.1" echo_servers
+	mapfile -t dns < <(egress_dns_args)
+	fake_daemon dnsmasq --up dnsmasq --keep-in-foreground --conf-file=/dev/null \
+		--no-resolv --no-hosts --bind-interfaces --listen-address=198.51.100.53 \
+		--user=root --pid-file= --local-ttl=300 --log-queries \
+		"--log-facility=$FAKE/dnsmasq.queries" "${dns[@]}"
+	echo "nameserver 198.51.100.53" >"$FAKE/resolv.conf" &&
+		mount --bind "$FAKE/resolv.conf" /etc/resolv.conf
+}
+
+# fake_check: the host reaches every server (by name too), so that what a
+# job does not reach, brig's rules kept it from.
+fake_check() {
+	local want got=() i
+	want=(
+		"tcp allowed.test 7 ok 192.0.2.10"
+		"udp allowed.test 443 ok 192.0.2.10"
+		"tcp sub.allowed.test 5432 ok 192.0.2.11"
+		"tcp cname.allowed.test 7 ok 192.0.2.12"
+		"tcp denied.test 443 ok 192.0.2.20"
+		"udp 192.0.2.20 443 ok 192.0.2.20"
+		"udp 192.0.2.20 7 ok 192.0.2.20"
+		"tcp 169.254.169.254 7 ok 169.254.169.254"
+		"tcp 10.1.2.3 7 ok 10.1.2.3"
+		"tcp 2001:db8::10 443 ok 2001:db8::10"
+		"udp 2001:db8::10 7 ok 2001:db8::10"
+		"tcp 198.51.100.1 7 ok 198.51.100.1"
+		"tcp 127.0.0.1 53 ok 127.0.0.1"
+		"udp 127.0.0.1 7 ok 127.0.0.1"
+		"udp 198.51.100.1 7 ok 198.51.100.1"
+		"udp 10.1.2.3 5432 ok 10.1.2.3"
+		"tcp nonexistent.test 7 nxdomain"
+		"dns t.allowed.test TXT NOERROR TXT=allowed-txt"
+		"dns v6.allowed.test AAAA NOERROR AAAA=2001:db8::10"
+		"dns cname.allowed.test A NOERROR CNAME=target.other.test A=192.0.2.12"
+		"dns allowed.test A NOERROR A=192.0.2.10"
+	)
+	# the servers may take a moment to listen
+	for ((i = 0; i < 20; i++)); do
+		got=()
+		local w
+		for w in "${want[@]}"; do
+			# shellcheck disable=SC2086 # the probe's words
+			set -- $w
+			if [ "$1" = dns ]; then
+				got+=("$("$NETPROBE" -w 300 dns - "$2" "$3")")
+			else
+				got+=("$("$NETPROBE" -w 300 "$1" "$2" "$3")")
+			fi
+		done
+		[ "$(printf '%s\n' "${got[@]}")" = "$(printf '%s\n' "${want[@]}")" ] && return 0
+		sleep 0.1
+	done
+	diag "the fake internet, from the host:" "$(printf '%s\n' "${got[@]}")"
+	return 1
+}
+
+fake_up || {
+	echo "Bail out! cannot set the fake internet up"
+	exit 1
+}
+fake_check || {
+	echo "Bail out! the fake internet does not answer (logs: $(tail -n 5 "$FAKE"/*.log))"
+	exit 1
+}
+
+# Whether brig has --network egress: a bad --allow is refused naming
+# --allow, not as an unknown flag or an unknown --network (no job runs).
+EGRESS=
+run_cmd "$BRIG" --root "$_tap_state/probe-root" job --rootfs "$ROOTFS" --network egress \
+	--allow '' -- true
+case $err in
+*"unknown flag"* | *"expected none, loopback or host"*) ;;
+*) EGRESS=1 ;;
+esac
+rm -rf "$_tap_state/probe-root"
+
+need_egress() {
+	[ -n "$EGRESS" ] || skip "brig has no --network egress yet"
+}
+
+# ----------------------------------------------------------------- helpers
+
+# ejob ARGS... -- CMD...: `brig job --network egress ARGS -- CMD` on the
+# file's rootfs (sets out, err, rc; the result in $T/result.json).
+ejob() {
+	job --network egress --timeout 60s "$@"
+}
+
+# probes PROBE...: the script that runs each PROBE (netprobe's arguments,
+# e.g. "tcp allowed.test 7") side by side, every one's line on stdout.
+probes() {
+	local p s=
+	for p in "$@"; do
+		s+="netprobe -w $W $p & "
+	done
+	echo "${s}wait"
+}
+
+# line PROBE: the line netprobe printed for PROBE ("tcp HOST PORT",
+# "dns NAME TYPE") in $out, or <none>.
+line() {
+	local l
+	l=$(awk -v p="$1 " 'index($0, p) == 1 { print; exit }' <<<"$out")
+	echo "${l:-<none>}"
+}
+
+# refute_match STRING ERE [WHAT]: STRING does not match ERE.
+refute_match() {
+	[[ "$1" =~ $2 ]] || return 0
+	fail "${3:-value}: expected not to match /$2/, got $(_show "$1")"
+}
+
+# reached PROTO HOST PORT [ADDRESS]: the job's probe got an answer (from
+# ADDRESS).
+reached() {
+	local l
+	l=$(line "$1 $2 $3")
+	assert_match "$l" "^$1 $2 $3 ok${4:+ $4}\$" "$1 to $2 port $3: reached"
+}
+
+# blocked PROTO HOST PORT: the job's probe got no answer (a name that
+# did not resolve, a drop, a refusal).
+blocked() {
+	local l
+	l=$(line "$1 $2 $3")
+	assert_ne "$l" "<none>" "$1 to $2 port $3: probed"
+	refute_match "$l" "^$1 $2 $3 ok" "$1 to $2 port $3: blocked"
+}
+
+# dns_line NAME TYPE: the line of a `netprobe dns ... NAME TYPE` in $out.
+dns_line() {
+	line "dns $1 $2"
+}
+
+# res_has FIELD VALUE: the result's array .egress.FIELD holds VALUE.
+res_has() {
+	local v
+	v=$(jq -c --arg v "$2" ".egress.$1 | index(\$v)" "$T/result.json" 2>/dev/null)
+	[[ "$v" =~ ^[0-9]+$ ]] || fail "result .egress.$1: no $2 in $(res "egress.$1")"
+}
+
+# res_lacks FIELD VALUE: the result's array .egress.FIELD does not hold VALUE.
+res_lacks() {
+	local v
+	v=$(jq -c --arg v "$2" ".egress.$1 | index(\$v)" "$T/result.json" 2>/dev/null)
+	[ "$v" = null ] || fail "result .egress.$1: expected no $2, got $(res "egress.$1")"
+}
+
+# egress_left: what an egress job may leave on the host: links whose
+# names start brig-e, nftables tables whose names start brig_e.
+egress_left() {
+	ip -o link show | awk -F': ' '$2 ~ /^brig-e/ { print "link " $2 }'
+	nft list tables 2>&1 | awk '$NF ~ /^brig_e/ { print "table " $0 }'
+}
+
+# assert_egress_clean [WHEN]: assert_clean, and no link or table left.
+assert_egress_clean() {
+	assert_eq "$(egress_left)" "" "egress links and tables left${1:+ $1}"
+	assert_clean "$@"
+}
+
+# host_net: the host's links, addresses, routes and nftables ruleset
+# (without counters and timers), to compare before and after.
+host_net() {
+	ip -o link show | sed -E 's/ (qlen|link-netns|link-netnsid) [^ ]+//g'
+	ip -o addr show | sed -E 's/ (valid_lft|preferred_lft) [^ ]+//g'
+	ip route show table all
+	ip -6 route show table all | sed -E 's/ expires [^ ]+//g'
+	nft list ruleset 2>&1 | sed -E 's/ (packets|bytes) [0-9]+//g; s/ expires [^ ,}]+//g'
+}
+
+# resolver_addr: the job's nameserver, from the job's own resolv.conf
+# (the host's end of its link), in $out's "resolver ADDR" line.
+resolver_addr() {
+	sed -n 's/^resolver //p' <<<"$out" | head -n 1
+}
+
+# ------------------------------------------------------------------ tests
+
+# The fake internet works from the host (checked once before the tests
+# too: without it they would prove nothing), over TCP DNS as well; and
+# nothing of brig's is on the host before the first job.
+t_fake() {
+	fake_check || fail "the fake internet does not answer the host"
+	assert_match "$("$NETPROBE" dns -t - allowed.test A)" '^dns allowed.test A NOERROR A=192.0.2.10$' \
+		"DNS over TCP to the upstream"
+	assert_eq "$(egress_left)" "" "egress links and tables on the host"
+}
+
+# 1. An allowed name resolves (its A record from upstream, forwarded) and
+# is reachable on every port, TCP and UDP, when its rule names none; the
+# result counts it and the bytes both ways.
+t_allowed_name() {
+	need_egress
+	ejob --allow allowed.test -- sh -c "$(probes "dns - allowed.test A") && $(probes \
+		"tcp allowed.test 7" "tcp allowed.test 443" "tcp allowed.test 5432" \
+		"udp allowed.test 7" "udp allowed.test 443")"
+	assert_rc 0
+	assert_match "$(dns_line allowed.test A)" "^dns allowed.test A NOERROR A=192.0.2.10\$" \
+		"the A query of allowed.test"
+	reached tcp allowed.test 7 192.0.2.10
+	reached tcp allowed.test 443 192.0.2.10
+	reached tcp allowed.test 5432 192.0.2.10
+	reached udp allowed.test 7 192.0.2.10
+	reached udp allowed.test 443 192.0.2.10
+	assert_res_int egress.allowed 1
+	assert_res_int egress.bytes_out 1
+	assert_res_int egress.bytes_in 1
+	assert_res egress.denied_names '[]'
+	assert_egress_clean
+}
+
+# The job's network: eth0 with an address in 10.213.0.0/16 (/30), a
+# default route, a resolv.conf naming the host's end of the link.
+t_job_network() {
+	need_egress
+	# shellcheck disable=SC2016
+	ejob --allow allowed.test -- sh -c 'ip -o -4 addr show dev eth0; ip route show
+		echo "resolver $(netprobe resolver)"
+		cat /etc/resolv.conf'
+	assert_rc 0
+	assert_match "$out" "inet 10\.213\.[0-9]+\.[0-9]+/30 " "eth0's address"
+	assert_match "$(grep '^default' <<<"$out")" '^default via 10\.213\.[0-9]+\.[0-9]+ dev eth0' \
+		"the job's default route"
+	assert_match "$(resolver_addr)" '^10\.213\.[0-9]+\.[0-9]+$' "the job's nameserver"
+	assert_eq "$(grep -c '^nameserver' <<<"$out")" 1 "nameserver lines in the job's resolv.conf"
+	assert_egress_clean
+}
+
+# 2. A port rule: allowed.test:443 reaches port 443 (TCP and UDP), not
+# 7 nor 5432: dropped, counted in denied and denied_addresses.
+t_port_rule() {
+	need_egress
+	ejob --allow allowed.test:443 -- sh -c "$(probes "dns - allowed.test A") && $(probes \
+		"tcp allowed.test 443" "udp allowed.test 443" "tcp allowed.test 7" \
+		"tcp allowed.test 5432" "udp allowed.test 7")"
+	assert_rc 0
+	assert_match "$(dns_line allowed.test A)" "^dns allowed.test A NOERROR A=192.0.2.10\$" \
+		"the A query of allowed.test"
+	reached tcp allowed.test 443 192.0.2.10
+	reached udp allowed.test 443 192.0.2.10
+	blocked tcp allowed.test 7
+	blocked tcp allowed.test 5432
+	blocked udp allowed.test 7
+	assert_res_int egress.allowed 1
+	assert_res_int egress.denied 1
+	res_has denied_addresses 192.0.2.10
+	assert_egress_clean
+}
+
+# 3. *.allowed.test: every name below it (two levels too), never
+# allowed.test itself (NXDOMAIN), nor its address by a raw connection.
+t_suffix_rule() {
+	need_egress
+	ejob --allow '*.allowed.test' -- sh -c "$(probes "tcp sub.allowed.test 7" \
+		"tcp deep.sub.allowed.test 443" "tcp allowed.test 7" "dns - allowed.test A" \
+		"dns - SUB.Allowed.Test A") && $(probes "tcp 192.0.2.10 7")"
+	assert_rc 0
+	reached tcp sub.allowed.test 7 192.0.2.11
+	reached tcp deep.sub.allowed.test 443 192.0.2.11
+	assert_match "$(line "tcp allowed.test 7")" "^tcp allowed.test 7 nxdomain\$" \
+		"allowed.test under *.allowed.test"
+	assert_match "$(dns_line allowed.test A)" "^dns allowed.test A NXDOMAIN\$" \
+		"the A query of allowed.test"
+	assert_match "$(dns_line SUB.Allowed.Test A)" "^dns SUB.Allowed.Test A NOERROR A=192.0.2.11\$" \
+		"names match in any case"
+	blocked tcp 192.0.2.10 7
+	res_has denied_names allowed.test
+	res_has denied_addresses 192.0.2.10
+	assert_egress_clean
+}
+
+# 4. A name no rule matches: NXDOMAIN (never asked upstream), counted, in
+# denied_names.
+t_denied_name() {
+	need_egress
+	ejob --allow allowed.test -- sh -c "$(probes "tcp denied.test 443" \
+		"dns - x.denied.test A" "dns - allowed.test.denied.test A")"
+	assert_rc 0
+	assert_match "$(line "tcp denied.test 443")" "^tcp denied.test 443 nxdomain\$" "denied.test"
+	assert_match "$(dns_line x.denied.test A)" "^dns x.denied.test A NXDOMAIN\$" "x.denied.test"
+	assert_match "$(dns_line allowed.test.denied.test A)" \
+		"^dns allowed.test.denied.test A NXDOMAIN\$" "allowed.test.denied.test"
+	assert_res_int egress.denied 3
+	res_has denied_names denied.test
+	res_has denied_names x.denied.test
+	res_has denied_names allowed.test.denied.test
+	res_lacks denied_names allowed.test
+	assert_not_contains "$(cat "$FAKE/dnsmasq.queries")" "x.denied.test" \
+		"the upstream's queries"
+	assert_egress_clean
+}
+
+# 5. A raw address no rule allows (192.0.2.20, denied.test's): TCP and
+# UDP (443, as QUIC would) dropped, in denied_addresses.
+t_denied_address() {
+	need_egress
+	ejob --allow allowed.test -- sh -c "$(probes "tcp 192.0.2.20 443" "udp 192.0.2.20 443" \
+		"tcp 192.0.2.20 7" "udp 192.0.2.20 7")"
+	assert_rc 0
+	blocked tcp 192.0.2.20 443
+	blocked udp 192.0.2.20 443
+	blocked tcp 192.0.2.20 7
+	blocked udp 192.0.2.20 7
+	assert_res_int egress.denied 1
+	res_has denied_addresses 192.0.2.20
+	assert_egress_clean
+}
+
+# 6. Names that resolve to what a job must never reach: the host's own
+# address (DNS rebinding), the metadata address, loopback, a private
+# address.  Resolvable or not, never reached; nor are those addresses
+# (and the host's end of the link) by raw connections.
+t_never_reached() {
+	need_egress
+	local n
+	# shellcheck disable=SC2016
+	ejob --allow '*.allowed.test' -- sh -c 'echo "resolver $(netprobe resolver)"
+		r=$(netprobe resolver)
+		'"$(probes "tcp rebind.allowed.test 7" "tcp meta.allowed.test 7" \
+		"tcp lo.allowed.test 53" "tcp private.allowed.test 7" "udp rebind.allowed.test 7" \
+		"tcp 198.51.100.1 7" "tcp 198.51.100.1 53" "udp 198.51.100.1 7" \
+		"tcp 169.254.169.254 7" "tcp 10.1.2.3 7" "tcp 127.0.0.1 53" \
+		'tcp $r 7' 'udp $r 7')"
+	assert_rc 0
+	for n in rebind meta private; do
+		blocked tcp "$n.allowed.test" 7
+	done
+	blocked tcp lo.allowed.test 53
+	blocked udp rebind.allowed.test 7
+	blocked tcp 198.51.100.1 7
+	blocked tcp 198.51.100.1 53
+	blocked udp 198.51.100.1 7
+	blocked tcp 169.254.169.254 7
+	blocked tcp 10.1.2.3 7
+	blocked tcp 127.0.0.1 53
+	local r
+	r=$(resolver_addr)
+	assert_match "$r" '^10\.213\.' "the job's nameserver"
+	blocked tcp "$r" 7
+	blocked udp "$r" 7
+	res_has denied_addresses 198.51.100.1
+	res_has denied_addresses 169.254.169.254
+	res_has denied_addresses 10.1.2.3
+	assert_egress_clean
+}
+
+# 7. DNS only to brig's resolver, over UDP, for A (and AAAA) queries:
+# over TCP to it, or to the upstream server straight: no answer; TXT, MX
+# and ANY of an allowed name: REFUSED; TXT of a denied name: NXDOMAIN or
+# REFUSED.  Every one counted.
+t_dns_rules() {
+	need_egress
+	# shellcheck disable=SC2016
+	ejob --allow allowed.test --allow t.allowed.test -- sh -c \
+		'echo "resolver $(netprobe resolver)"
+		'"$(probes 'dns -t - allowed.test A' 'dns 198.51.100.53 direct.allowed.test A' \
+		'dns - t.allowed.test TXT' 'dns - allowed.test MX' 'dns - allowed.test ANY' \
+		'dns - x.denied.test TXT' 'dns - t.allowed.test A')"
+	assert_rc 0
+	assert_match "$(dns_line allowed.test A)" '^dns allowed.test A (timeout|refused|unreachable)$' \
+		"DNS over TCP to brig's resolver"
+	assert_match "$(dns_line direct.allowed.test A)" \
+		'^dns direct.allowed.test A (timeout|refused|unreachable)$' \
+		"DNS to the upstream server"
+	assert_match "$(dns_line t.allowed.test TXT)" '^dns t.allowed.test TXT REFUSED$' \
+		"TXT of an allowed name"
+	assert_match "$(dns_line allowed.test MX)" '^dns allowed.test MX REFUSED$' \
+		"MX of an allowed name"
+	assert_match "$(dns_line allowed.test ANY)" '^dns allowed.test ANY REFUSED$' \
+		"ANY of an allowed name"
+	assert_match "$(dns_line x.denied.test TXT)" '^dns x.denied.test TXT (NXDOMAIN|REFUSED)$' \
+		"TXT of a denied name"
+	assert_match "$(dns_line t.allowed.test A)" '^dns t.allowed.test A NOERROR A=192.0.2.10$' \
+		"A of an allowed name"
+	assert_not_contains "$(cat "$FAKE/dnsmasq.queries")" "direct.allowed.test" \
+		"the upstream's queries"
+	# the TCP query, the direct one, TXT, MX, ANY, the denied TXT
+	assert_res_int egress.denied 6
+	assert_res_int egress.allowed 1
+	res_has denied_addresses 198.51.100.53
+	res_has denied_addresses "$(resolver_addr)"
+	res_has denied_names x.denied.test
+	assert_egress_clean
+}
+
+# 8. No IPv6: nothing reached over it, AAAA of an allowed name is NODATA
+# (NOERROR, no address).  An IPv6 rule is still a valid value.
+t_ipv6() {
+	need_egress
+	ejob --allow v6.allowed.test --allow '*.allowed.test' -- sh -c "$(probes \
+		"tcp 2001:db8::10 7" "udp 2001:db8::10 443" "tcp 2001:db8:ff::1 7" \
+		"dns - v6.allowed.test AAAA" "dns - v6.allowed.test A")"
+	assert_rc 0
+	blocked tcp 2001:db8::10 7
+	blocked udp 2001:db8::10 443
+	blocked tcp 2001:db8:ff::1 7
+	assert_match "$(dns_line v6.allowed.test AAAA)" '^dns v6.allowed.test AAAA NOERROR$' \
+		"AAAA of an allowed name"
+	assert_match "$(dns_line v6.allowed.test A)" '^dns v6.allowed.test A NOERROR A=192.0.2.10$' \
+		"A of the same name"
+
+	ejob --allow '[2001:db8::10]:443' --allow 2001:db8::/32 -- true
+	assert_eq "$rc" 0 "exit status with IPv6 rules (stderr: $(_show "$err"))"
+	assert_egress_clean
+}
+
+# 9. CIDR rules: an address allows itself on every port, a network with
+# a port only that port; a private network is allowed when a rule names
+# it; a CIDR rule allows no name.
+t_cidr_rules() {
+	need_egress
+	ejob --allow 192.0.2.20/32 --allow 10.1.2.0/24 -- sh -c "$(probes "tcp 192.0.2.20 7" \
+		"udp 192.0.2.20 443" "tcp 192.0.2.20 5432" "tcp 10.1.2.3 7" "tcp 192.0.2.10 7" \
+		"tcp denied.test 7")"
+	assert_rc 0
+	reached tcp 192.0.2.20 7
+	reached udp 192.0.2.20 443
+	reached tcp 192.0.2.20 5432
+	reached tcp 10.1.2.3 7
+	blocked tcp 192.0.2.10 7
+	assert_match "$(line "tcp denied.test 7")" "^tcp denied.test 7 nxdomain\$" \
+		"a name under a CIDR rule"
+	assert_res_int egress.allowed 1
+	assert_res_int egress.bytes_in 1
+
+	ejob --allow 192.0.2.0/24:7 -- sh -c "$(probes "tcp 192.0.2.20 7" "udp 192.0.2.20 7" \
+		"tcp 192.0.2.10 7" "tcp 192.0.2.20 443" "udp 192.0.2.20 443" "tcp 192.0.2.10 5432" \
+		"tcp 10.1.2.3 7")"
+	assert_rc 0
+	reached tcp 192.0.2.20 7
+	reached udp 192.0.2.20 7
+	reached tcp 192.0.2.10 7
+	blocked tcp 192.0.2.20 443
+	blocked udp 192.0.2.20 443
+	blocked tcp 192.0.2.10 5432
+	blocked tcp 10.1.2.3 7
+	res_has denied_addresses 192.0.2.20
+	res_has denied_addresses 192.0.2.10
+	assert_egress_clean
+}
+
+# A CNAME chain: the job asked for cname.allowed.test and gets the chain
+# and target's address, which it may reach; the target's own name, asked
+# for, is not allowed.
+t_cname() {
+	need_egress
+	ejob --allow cname.allowed.test -- sh -c "$(probes "dns - cname.allowed.test A" \
+		"dns - target.other.test A") && $(probes "tcp cname.allowed.test 7")"
+	assert_rc 0
+	assert_match "$(dns_line cname.allowed.test A)" \
+		'^dns cname.allowed.test A NOERROR CNAME=target.other.test A=192.0.2.12$' \
+		"the A query of cname.allowed.test"
+	assert_match "$(dns_line target.other.test A)" '^dns target.other.test A NXDOMAIN$' \
+		"the A query of target.other.test"
+	reached tcp cname.allowed.test 7 192.0.2.12
+	res_has denied_names target.other.test
+	assert_egress_clean
+}
+
+# 10. The job cannot change the rules: without CAP_NET_ADMIN anywhere
+# its attempts on its eth0, routes and links fail (or stay in its own
+# namespace); the host's links, addresses, routes and nftables ruleset
+# are what they were, during the job and after it, and what was denied
+# stays denied.
+t_job_cannot_change_rules() {
+	need_egress
+	local before during after
+	before=$(host_net)
+	# shellcheck disable=SC2016
+	bg_job --network egress --allow allowed.test --timeout 60s -- sh -c "$READY"'
+		i=0; while [ ! -e /s/go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		grep CapEff /proc/self/status
+		ip link set eth0 down; echo "link-down $?"
+		ip route del default; echo "route-del $?"
+		ip addr add 192.0.2.99/24 dev eth0; echo "addr-add $?"
+		ip route add 192.0.2.20/32 dev eth0; echo "route-add $?"
+		ip link add d0 type dummy; echo "link-add $?"
+		ip link set eth0 mtu 1280; echo "mtu $?"
+		ip link set lo down; ip link set lo up
+		touch /s/done
+		i=0; while [ ! -e /s/go2 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+		'"$(probes "tcp 192.0.2.20 7" "tcp 198.51.100.1 7")"'
+		ip -o link show eth0'
+	job_started || return
+	during=$(host_net)
+	touch "$T/s/go"
+	wait_for "$T/s/done" 300 || fail "the job did not try"
+	assert_eq "$(host_net)" "$during" "the host's network after the job's attempts"
+	touch "$T/s/go2"
+	wait_exit "$BG_PID" 30
+	assert_eq "$rc" 0 "status of the job (stderr: $(cat "$T/bg.err"))"
+	out=$(cat "$T/bg.out")
+	assert_match "$(grep '^CapEff' <<<"$out")" '^CapEff:[[:space:]]+0+$' "the job's capabilities"
+	local what
+	for what in link-down route-del addr-add route-add link-add mtu; do
+		assert_match "$(grep "^$what " <<<"$out")" "^$what [1-9][0-9]*\$" "the job's $what"
+	done
+	blocked tcp 192.0.2.20 7
+	blocked tcp 198.51.100.1 7
+	after=$(host_net)
+	assert_eq "$after" "$before" "the host's network before and after the job"
+	assert_egress_clean
+}
+
+# 11. 64 jobs at once, job i allowing allowed.test (even i) or
+# sub.allowed.test (odd i), each trying both names and the other's
+# address: every one reaches its own name only.
+t_concurrent() {
+	need_egress
+	local i n=64 own other own_a other_a start pids=() bad=0 o
+	mkdir -p "$T/tmp" "$T/c"
+	start=$(date +%s.%N)
+	for ((i = 0; i < n; i++)); do
+		if ((i % 2 == 0)); then
+			own=allowed.test other=sub.allowed.test own_a=192.0.2.10 other_a=192.0.2.11
+		else
+			own=sub.allowed.test other=allowed.test own_a=192.0.2.11 other_a=192.0.2.10
+		fi
+		echo "$own $other $own_a $other_a" >"$T/c/$i.want"
+		TMPDIR=$T/tmp "$BRIG" --root "$T/root" job --rootfs "$ROOTFS" --network egress \
+			--allow "$own" --timeout 120s --result "$T/c/$i.json" -- \
+			sh -c "$(probes "tcp $own 7" "tcp $other 7") && $(probes "tcp $other_a 7")" \
+			</dev/null >"$T/c/$i.out" 2>"$T/c/$i.err" &
+		pids+=("$!")
+		defer kill_wait "$!"
+	done
+	for ((i = 0; i < n; i++)); do
+		wait_exit "${pids[i]}" 180
+		[ "$rc" -eq 0 ] || {
+			fail "job $i: status $rc: $(cat "$T/c/$i.err")"
+			bad=$((bad + 1))
+			continue
+		}
+		read -r own other own_a other_a <"$T/c/$i.want"
+		out=$(cat "$T/c/$i.out")
+		o=$(line "tcp $own 7")$'\n'$(line "tcp $other 7")$'\n'$(line "tcp $other_a 7")
+		[[ "$o" =~ ^"tcp $own 7 ok $own_a"$'\n'"tcp $other 7 nxdomain"$'\n'"tcp $other_a 7 "(timeout|refused|unreachable|noecho) ]] || {
+			fail "job $i (allowing $own) saw:" "$o"
+			bad=$((bad + 1))
+		}
+	done
+	diag "$n egress jobs side by side: $(echo "$(date +%s.%N) - $start" | bc 2>/dev/null || echo "?") s, $bad wrong"
+	assert_egress_clean
+}
+
+# 12. brig SIGKILLed mid-job: `brig job --gc` leaves no link, no table,
+# no state; a new egress job works.
+t_sigkill_gc() {
+	need_egress
+	bg_job --network egress --allow allowed.test --timeout 60s -- sh -c "$READY; sleep 30"
+	job_started || return
+	assert_ne "$(egress_left)" "" "the job's link and table while it runs"
+	kill -KILL "$BG_PID"
+	wait_exit "$BG_PID" 10
+	bj --gc
+	assert_rc 0
+	assert_eq "$err" "" "stderr of --gc"
+	wait_until 10 dead "$JOB_PID" || fail "the job's process $JOB_PID outlived --gc"
+	assert_eq "$(egress_left)" "" "egress links and tables after --gc"
+	assert_egress_clean "after --gc"
+	ejob --allow allowed.test -- sh -c "$(probes "tcp allowed.test 7" "tcp 192.0.2.20 7")"
+	assert_rc 0
+	reached tcp allowed.test 7 192.0.2.10
+	blocked tcp 192.0.2.20 7
+	assert_egress_clean
+}
+
+# 13. Bad --allow values: status 125, one `brig: ` line naming --allow,
+# the job never ran, nothing left (no link, no table).
+bad_allow() {
+	bj "$@" -- echo RAN
+	assert_eq "$rc" 125 "exit status of job $* (stderr: $(_show "$err"))"
+	assert_lines 1 "$err" "stderr of job $*"
+	assert_match "$err" "^brig: .*--allow" "stderr of job $*"
+	assert_not_contains "$out" RAN "stdout of job $*"
+	assert_eq "$(egress_left)" "" "egress links and tables after job $*"
+}
+
+t_bad_allow() {
+	need_egress
+	local v
+	for v in '' '*' '*.' 'a.test:0' 'a.test:70000' 'a.test:' 'a.test:x' '192.0.2.0/33' \
+		'192.0.2.1/24' '10.0.0.0/8' '10.213.0.0/16' '10.213.4.0/24' '0.0.0.0/0' \
+		'[2001:db8::1]:0' '2001:db8::1]:443' 'a..test' '-a.test' \
+		"$(printf 'a%.0s' {1..64}).test"; do
+		bad_allow --rootfs "$ROOTFS" --network egress --allow "$v"
+	done
+	bad_allow --rootfs "$ROOTFS" --network egress --allow allowed.test --allow ''
+	bad_allow --rootfs "$ROOTFS" --allow allowed.test
+	bad_allow --rootfs "$ROOTFS" --network loopback --allow allowed.test
+	bad_allow --rootfs "$ROOTFS" --network host --allow allowed.test
+	bad_allow --rootfs "$ROOTFS" --network none --allow allowed.test
+	assert_egress_clean
+}
+
+# 14. Pooled egress jobs: two jobs with different lists back to back on
+# one pool, each with its own allowances.
+t_pool() {
+	need_egress
+	local help
+	help=$("$BRIG" pool create --help 2>&1)
+	grep -qi egress <<<"$help" || skip "brig pool create has no --network egress yet"
+	mkdir -p "$T/tmp"
+	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy eg
+	run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" pool create eg --rootfs "$ROOTFS" \
+		--network egress --size 1
+	assert_eq "$rc" 0 "exit status of pool create (stderr: $(_show "$err"))" || return
+	rm -f "$T/result.json"
+	bj --pool eg --result "$T/result.json" --allow allowed.test -- sh -c \
+		"$(probes "tcp allowed.test 7" "tcp sub.allowed.test 7") && $(probes "tcp 192.0.2.11 7")"
+	assert_rc 0
+	reached tcp allowed.test 7 192.0.2.10
+	assert_match "$(line "tcp sub.allowed.test 7")" "nxdomain\$" "sub.allowed.test, first job"
+	blocked tcp 192.0.2.11 7
+	rm -f "$T/result.json"
+	bj --pool eg --result "$T/result.json" --allow sub.allowed.test -- sh -c \
+		"$(probes "tcp sub.allowed.test 7" "tcp allowed.test 7") && $(probes "tcp 192.0.2.10 7")"
+	assert_rc 0
+	reached tcp sub.allowed.test 7 192.0.2.11
+	assert_match "$(line "tcp allowed.test 7")" "nxdomain\$" "allowed.test, second job"
+	blocked tcp 192.0.2.10 7
+	run_cmd "$BRIG" --root "$T/root" pool destroy eg
+	assert_rc 0
+	assert_eq "$(egress_left)" "" "egress links and tables after pool destroy"
+}
+
+tap_test "the fake internet answers the host (by name, TCP, UDP, IPv6)" t_fake
+tap_test "an allowed name resolves and is reached on every port" t_allowed_name
+tap_test "the job's eth0, route and resolv.conf" t_job_network
+tap_test "NAME:PORT: that port only" t_port_rule
+tap_test "*.NAME: the names below it, not NAME" t_suffix_rule
+tap_test "a denied name: NXDOMAIN, counted" t_denied_name
+tap_test "a denied address: TCP and UDP dropped, counted" t_denied_address
+tap_test "the host, metadata, loopback, private: never reached" t_never_reached
+tap_test "DNS: UDP to brig's resolver only, A only" t_dns_rules
+tap_test "no IPv6" t_ipv6
+tap_test "CIDR rules, with and without a port" t_cidr_rules
+tap_test "a CNAME chain" t_cname
+tap_test "the job cannot change the rules" t_job_cannot_change_rules
+tap_test "64 jobs at once, each with its own rules" t_concurrent
+tap_test "brig SIGKILLed mid-job: --gc leaves nothing" t_sigkill_gc
+tap_test "bad --allow values: 125, one line, nothing left" t_bad_allow
+tap_test "pooled egress jobs with different rules back to back" t_pool
+tap_done
