@@ -12,9 +12,12 @@
 #            (fuzz-cmdline.c, seeds in corpus/cmdline: NUL-separated argv)
 #   state    state.json as read back, and its round trip (fuzz-state.c)
 #   seccomp  a profile's translation to BPF (fuzz-seccomp.c)
+#   dns      the egress job's resolver: a job's query and an upstream's
+#            answer (fuzz-dns.c, seeds in corpus/dns: a selector byte and
+#            a packet; c-ares is loaded from the system)
 #
 #   FUZZ_SECONDS   how long to fuzz each target; 0 skips the file
-#   FUZZ_TARGETS   which targets (default: all four)
+#   FUZZ_TARGETS   which targets (default: all five)
 #   FUZZ_CC        the compiler (default clang)
 #   BRIG_SRCDIR    the source tree (default: this script's ../..)
 #   BRIG_BUILDDIR  where config.h and the generated sources are (default:
@@ -25,7 +28,7 @@
 set -u
 
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-config cmdline state seccomp}
+targets=${FUZZ_TARGETS:-config cmdline state seccomp dns}
 cc=${FUZZ_CC:-clang}
 srcdir=${BRIG_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 builddir=${BRIG_BUILDDIR:-$srcdir}
