@@ -58,6 +58,8 @@ static int pool_opts(struct brig_cli *cli, struct brig_args *a, struct brig_job_
 	                       : po->writable;
 	po->env = o->env;
 	po->n_env = o->n_env;
+	po->allow = o->allow;
+	po->n_allow = o->n_allow;
 	po->cwd = o->cwd;
 	po->output_limit = o->output_limit;
 	po->stdout_path = o->stdout_path;
@@ -187,6 +189,30 @@ const struct brig_command brig_cmd_job = {
 	    "   stderr, the result's error; nothing of it is in DIR. A brig killed\n"
 	    "   (SIGKILL) during the export leaves its DIR/.brig-export-* directory.\n"
 	    "\n"
+	    "   With --network egress the job has lo and eth0, one end of a veth pair\n"
+	    "   whose other end, brig-eN, is in brig's network namespace, with a /30 of\n"
+	    "   10.213.0.0/16 between them; brig routes and masquerades what the job\n"
+	    "   sends there, through an nftables table of the job's own (inet brig_eN),\n"
+	    "   and turns IPv4 forwarding on in its namespace (and leaves it on). The\n"
+	    "   job reaches only what an --allow rule names: NAME (that name),\n"
+	    "   *.NAME (every name below it), an address or a CIDR, each with an\n"
+	    "   optional :PORT (TCP and UDP; [ADDRESS]:PORT for IPv6). Its\n"
+	    "   /etc/resolv.conf names brig's resolver at brig's end of the link,\n"
+	    "   which answers A queries for the names the rules allow (asking the\n"
+	    "   host's resolvers, those of brig's /etc/resolv.conf) and lets the job\n"
+	    "   reach the answer's addresses for their TTL (30 s at least, an hour at\n"
+	    "   most); other names get NXDOMAIN, other types REFUSED, AAAA no answer.\n"
+	    "   Never reached, whatever a rule or an answer says: loopback,\n"
+	    "   link-local (169.254.169.254 too), multicast, broadcast, 0/8,\n"
+	    "   10.213.0.0/16, and every address of brig's host (only UDP port 53 at\n"
+	    "   the resolver is open there); a name's answer in a private range\n"
+	    "   (10/8, 172.16/12, 192.168/16, 100.64/10) is not learned: a CIDR rule\n"
+	    "   allows one. An address a name resolves to is shared by every name it\n"
+	    "   serves (a CDN's): the job reaches all of them there. No IPv6 yet.\n"
+	    "   The result's egress object counts what was let through and what\n"
+	    "   was refused. A brig killed leaves its link to die with the job and\n"
+	    "   its table to the next egress job or --gc.\n"
+	    "\n"
 	    "   With --pool the command runs in a waiting sandbox of the pool (brig\n"
 	    "   pool), handed to the sandbox's init, which stays the job's pid 1: it\n"
 	    "   reaps what the job leaves, and when the job ends the rest ends with it.\n"
@@ -210,7 +236,10 @@ const struct brig_command brig_cmd_job = {
 	    "   where the kernel keeps no peak), stdout_bytes, stderr_bytes,\n"
 	    "   stdout_dropped_bytes, stderr_dropped_bytes, writable_used_bytes,\n"
 	    "   timed_out and oom_killed; with --pool also pool (\"hit\" or \"miss\"),\n"
-	    "   and warning when the job ran without a user namespace.\n"
+	    "   warning when the job ran without a user namespace, and with --network\n"
+	    "   egress egress: allowed (flows let through and names answered), denied\n"
+	    "   (packets dropped and names refused), denied_names and denied_addresses\n"
+	    "   (up to 32 of each), bytes_out and bytes_in (over its link).\n"
 	    "\n"
 	    "   Exit status: the job's, 128+N when it was killed by signal N, 124 at\n"
 	    "   the timeout, 125 when brig could not run it or its --export failed\n"

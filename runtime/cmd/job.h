@@ -26,7 +26,7 @@ struct brig_error;
 	{ "writable", 0, BRIG_OPT_STRING, "SIZE", "size of the tmpfs that takes every write to the rootfs", "64M" }, \
 	{ "tmpfs", 0, BRIG_OPT_LIST, "PATH[:SIZE]", "mount a tmpfs (size: 64M)", NULL }, \
 	{ "mount", 0, BRIG_OPT_LIST, "SRC:DST[:ro|rw]", "bind a host path into the job (ro unless :rw)", NULL }, \
-	{ "network", 0, BRIG_OPT_STRING, "MODE", "none, loopback (a network namespace with lo up) or host", "loopback" }, \
+	{ "network", 0, BRIG_OPT_STRING, "MODE", "none, loopback (a network namespace with lo up), egress (a link to what --allow names) or host", "loopback" }, \
 	{ "user", 'u', BRIG_OPT_STRING, "UID[:GID]", "the job's user in its namespace", "0:0" }, \
 	{ "seccomp", 0, BRIG_OPT_STRING, "FILE|default|unconfined", "the seccomp profile", "default" }, \
 	{ "no-userns", 0, BRIG_OPT_BOOL, NULL, "no user namespace: the job's root is the host's root (with no capabilities but --keep-caps's); the result says so", NULL }, \
@@ -43,7 +43,8 @@ struct brig_error;
 	{ "stdout", 0, BRIG_OPT_STRING, "FILE", "the job's stdout to FILE", "brig's stdout" }, \
 	{ "stderr", 0, BRIG_OPT_STRING, "FILE", "the job's stderr to FILE", "brig's stderr" }, \
 	{ "stdin", 0, BRIG_OPT_STRING, "FILE|-", "the job's stdin ('-': brig's)", "/dev/null" }, \
-	{ "result", 0, BRIG_OPT_STRING, "FILE|-", "write the result JSON to FILE ('-': stdout, the job's stdout then goes to stderr)", NULL }
+	{ "result", 0, BRIG_OPT_STRING, "FILE|-", "write the result JSON to FILE ('-': stdout, the job's stdout then goes to stderr)", NULL }, \
+	{ "allow", 0, BRIG_OPT_LIST, "RULE", "with --network egress: NAME, *.NAME (the names below it), ADDRESS or CIDR, each with an optional :PORT, that the job may reach", NULL }
 /* clang-format on */
 
 /* The pieces of repeated flags, kept until the job has run. */

@@ -180,9 +180,11 @@ static int parse_network(const char *s, enum brig_job_network *out, struct brig_
 		*out = BRIG_JOB_NET_NONE;
 	else if (!strcmp(s, "host"))
 		*out = BRIG_JOB_NET_HOST;
+	else if (!strcmp(s, "egress"))
+		*out = BRIG_JOB_NET_EGRESS;
 	else
-		return brig_error_usage(err, "--network \"%s\": expected none, loopback or host",
-		                        s);
+		return brig_error_usage(
+		    err, "--network \"%s\": expected none, loopback, egress or host", s);
 	return 0;
 }
 
@@ -218,6 +220,8 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	o->seccomp = V("seccomp")->str;
 	o->no_userns = V("no-userns")->b;
 	o->from_checkpoint = V("from-checkpoint")->str;
+	o->allow = V("allow")->list;
+	o->n_allow = V("allow")->n;
 	if (duration(V("timeout"), "timeout", 60000, &o->timeout_ms, err) < 0 ||
 	    duration(V("cpu-time"), "cpu-time", 0, &o->cpu_time_ms, err) < 0 ||
 	    size(V("memory"), "memory", 512u << 20, &o->memory, err) < 0 ||

@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "job/egress.h"
 #include "job/job.h"
 #include "lifecycle/bundle.h"
 #include "lifecycle/container.h"
@@ -46,6 +47,7 @@ static int write_config(struct cold *c, struct job_run *run, struct brig_error *
 		.rootfs = run->root.merged,
 		.host_id = run->root.host_id,
 		.bind_id = run->root.bind_id,
+		.resolv_conf = run->egress ? brig_egress_resolv_conf(run->egress) : NULL,
 	};
 	_cleanup_free_ char *text = brig_job_config(&plan, err);
 
@@ -53,6 +55,12 @@ static int write_config(struct cold *c, struct job_run *run, struct brig_error *
 		return -1;
 	return brig_write_file_atomic(run->root.dirfd, "config.json", text, strlen(text), 0600,
 	                              err);
+}
+
+/* The job's network namespace is made: its link goes in. */
+static int egress_ready(void *data, int pidfd, pid_t pid, struct brig_error *err)
+{
+	return brig_egress_give(data, pidfd, pid, err);
 }
 
 /* Everything up to the started job (or, for a pool's member, up to its
@@ -102,6 +110,13 @@ int job_cold_start(struct job_source *s, struct job_run *run, struct brig_error 
 		return -1;
 	if (brig_job_root_mount(&run->root, c->rootfs, o->writable, err) < 0)
 		return -1;
+	if (o->network == BRIG_JOB_NET_EGRESS) {
+		if (brig_egress_open(&run->egress, o->allow, o->n_allow, run->root.dirfd,
+		                     run->root.dir, err) < 0)
+			return brig_error_wrap(err, "--network egress");
+		co.netns_ready = egress_ready;
+		co.netns_data = run->egress;
+	}
 	if (write_config(c, run, err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->n_copy_in; i++)

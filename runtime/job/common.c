@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "job/job.h"
+#include "job/egress.h"
 #include "lifecycle/bundle.h"
 #include "lifecycle/container.h"
 #include "lifecycle/context.h"
@@ -30,6 +31,7 @@
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/log.h"
 #include "util/fs.h"
 #include "util/strbuf.h"
 
@@ -131,6 +133,26 @@ static int check_abs(const char *flag, const char *path, struct brig_error *err)
 }
 
 /* Everything that can be checked before anything exists (source.h). */
+/* --network egress and its --allow rules (egress.h) */
+static int check_egress(const struct brig_job_opts *o, bool member, struct brig_error *err)
+{
+	struct brig_egress_rules rules = { 0 };
+
+	if (o->network != BRIG_JOB_NET_EGRESS) {
+		if (o->n_allow)
+			return brig_error_usage(err, "--allow \"%s\": only with --network egress",
+			                        o->allow[0]);
+		return 0;
+	}
+	if (member)
+		return brig_error_usage(err, "--network egress: a pool's sandboxes cannot have it "
+		                             "yet (run cold jobs)");
+	if (brig_egress_rules_parse(o->allow, o->n_allow, &rules, err) < 0)
+		return -1;
+	brig_egress_rules_release(&rules);
+	return 0;
+}
+
 int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error *err)
 {
 	if (o->from_checkpoint) {
@@ -181,7 +203,7 @@ int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error
 	for (size_t i = 0; i < o->n_env; i++)
 		if (!strchr(o->env[i], '=') || o->env[i][0] == '=')
 			return brig_error_usage(err, "--env \"%s\": expected KEY=VALUE", o->env[i]);
-	return 0;
+	return check_egress(o, member, err);
 }
 
 int job_load_base(const struct brig_job_opts *o, struct brig_bundle *base, char **rootfs,
@@ -345,6 +367,12 @@ void job_reap_child(struct job_run *run)
 
 void job_run_release(struct job_run *run)
 {
+	struct brig_error ignored = BRIG_ERROR_INIT;
+
+	/* what cannot be removed now is the slot's next owner's, or gc's */
+	if (brig_egress_close(TAKE_PTR(run->egress), &ignored) < 0)
+		brig_debug("job %s: egress: %s", run->id, ignored.msg);
+	brig_error_release(&ignored);
 	brig_job_root_release(&run->root);
 	stdio_release(&run->io);
 	if (run->pidfd >= 0)

@@ -255,6 +255,10 @@ static void write_mounts(struct brig_jsonw *w, const struct brig_job_plan *p)
 	}
 	for (size_t i = 0; i < o->n_binds; i++)
 		write_bind(w, p, &o->binds[i]);
+	/* last: over any the rootfs or a bind brings */
+	if (p->resolv_conf)
+		write_bind(w, p,
+		           &(struct brig_job_bind){ p->resolv_conf, "/etc/resolv.conf", false });
 	brig_jsonw_array_end(w);
 }
 

@@ -26,7 +26,8 @@ struct brig_job_plan {
 	const struct brig_config *base; /* --bundle's config.json, or NULL */
 	const char *rootfs;             /* root.path: the overlay */
 	uint32_t host_id;
-	uint32_t bind_id; /* without a user namespace: the binds' id range */
+	uint32_t bind_id;        /* without a user namespace: the binds' id range */
+	const char *resolv_conf; /* --network egress: bound over /etc/resolv.conf */
 };
 
 /* --keep-caps's NAME as the kernel's name: "net_raw", "NET_RAW" and

@@ -21,6 +21,7 @@ enum brig_job_network {
 	BRIG_JOB_NET_LOOPBACK, /* a network namespace with lo up */
 	BRIG_JOB_NET_NONE,     /* a network namespace, lo down */
 	BRIG_JOB_NET_HOST,     /* brig's own */
+	BRIG_JOB_NET_EGRESS,   /* its own, with a link to what @allow names (egress.h) */
 };
 
 struct brig_job_bind {
@@ -63,6 +64,8 @@ struct brig_job_opts {
 	uid_t uid;
 	gid_t gid;
 	enum brig_job_network network;
+	const char *const *allow; /* --allow: with BRIG_JOB_NET_EGRESS */
+	size_t n_allow;
 	uint64_t output_limit;                 /* per stream */
 	const char *stdout_path, *stderr_path; /* NULL: brig's own */
 	const char *stdin_path;                /* NULL: /dev/null; "-": brig's */

@@ -24,6 +24,7 @@
 #include <sys/pidfd.h>
 #include <unistd.h>
 
+#include "job/egress.h"
 #include "job/source.h"
 #include "lifecycle/container.h"
 #include "lifecycle/context.h"
@@ -59,7 +60,11 @@ static void watch(struct job_run *run, struct job_source *src)
 
 	for (;;) {
 		int more = !ended && src->ops->watch_fd ? src->ops->watch_fd(src) : -1;
-		struct pollfd p[7] = {
+		int dns[2];
+
+		/* the job's resolver answers for as long as the job runs */
+		brig_egress_fds(ended ? NULL : run->egress, dns);
+		struct pollfd p[9] = {
 			{ .fd = ended ? -1 : run->pidfd, .events = POLLIN },
 			{ .fd = job_signal_fd(), .events = POLLIN },
 			{ .fd = io->so.in, .events = brig_job_stream_in_events(&io->so) },
@@ -67,6 +72,8 @@ static void watch(struct job_run *run, struct job_source *src)
 			{ .fd = io->so.out, .events = brig_job_stream_out_events(&io->so) },
 			{ .fd = io->se.out, .events = brig_job_stream_out_events(&io->se) },
 			{ .fd = more, .events = POLLIN },
+			{ .fd = dns[0], .events = POLLIN },
+			{ .fd = dns[1], .events = POLLIN },
 		};
 		uint64_t now = brig_job_now_ms(), until = 0;
 		int wait = -1;
@@ -84,11 +91,16 @@ static void watch(struct job_run *run, struct job_source *src)
 			until = ended_at + DRAIN_GRACE_MS;
 		if (until)
 			wait = (int)(until - now);
+		/* the resolver's resends and expiries need a tick */
+		if (dns[0] >= 0 && (wait < 0 || wait > 1000))
+			wait = 1000;
 		for (int i = 4; i < 6; i++)
 			if (!p[i].events)
 				p[i].fd = -1;
-		if (poll(p, 7, wait) < 0 && errno != EINTR)
+		if (poll(p, 9, wait) < 0 && errno != EINTR)
 			break;
+		if (dns[0] >= 0)
+			brig_egress_service(run->egress);
 		if (p[1].revents & POLLIN) {
 			char c;
 
@@ -170,6 +182,12 @@ static int finish(struct job_run *run, struct job_source *src, struct brig_error
 		brig_debug("job %s: no figures: %s", run->id, e.msg);
 	brig_error_release(&e);
 	run->res.oom_killed = run->res.usage.oom_kills > 0;
+	if (run->egress) {
+		if (brig_egress_result(run->egress, &run->egress_res, &e) < 0)
+			brig_debug("job %s: egress figures: %s", run->id, e.msg);
+		brig_error_release(&e);
+		run->res.egress = &run->egress_res;
+	}
 	run->res.writable_used = brig_job_writable_used(&run->root);
 	brig_phase("figures");
 	/* bounded by --export-limit, the job's deadline and a grace, brig's
@@ -214,7 +232,10 @@ static void reap_dead(const char *id, void *data)
 
 int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
 {
-	return brig_job_root_gc(ctx->root, reap_dead, (void *)ctx, err);
+	if (brig_job_root_gc(ctx->root, reap_dead, (void *)ctx, err) < 0)
+		return -1;
+	/* after the containers: their links went with them */
+	return brig_egress_gc(err);
 }
 
 /* The job's source, as its options ask: 1, 0 or -1 as job_pool_source. */

@@ -31,6 +31,7 @@
 #include "lifecycle/result.h"
 
 struct brig_bundle;
+struct brig_egress;
 struct brig_context;
 struct brig_error;
 struct brig_job_opts;
@@ -55,9 +56,11 @@ struct job_run {
 	bool created;     /* a container exists: the job may run, it must be removed */
 	bool not_started; /* the source says the job's process could not be started */
 	struct brig_result res;
-	char *error;   /* res.error's storage */
-	char *warning; /* res.warning's */
-	uint64_t t0;   /* when brig began the job: its deadline's start */
+	char *error;                          /* res.error's storage */
+	char *warning;                        /* res.warning's */
+	uint64_t t0;                          /* when brig began the job: its deadline's start */
+	struct brig_egress *egress;           /* --network egress: its link (egress.h) */
+	struct brig_result_egress egress_res; /* its figures, for res.egress */
 };
 
 /* clang-format off */

@@ -665,6 +665,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	/* once the init has made every namespace of its own (READY) */
 	if (brig_netdevs_give(j.entry.dirfd, j.bundle.config->linux, j.pidfd, j.pid, err) < 0)
 		goto fail;
+	if (o->netns_ready && o->netns_ready(o->netns_data, j.pidfd, j.pid, err) < 0)
+		goto fail;
 	if (brig_fault("create.spawned") < 0) {
 		brig_error_setp(err, errno, "container \"%s\"", o->id);
 		goto fail;

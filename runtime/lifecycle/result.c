@@ -38,6 +38,19 @@ static void kv_uint_or_null(struct brig_jsonw *w, const char *key, bool known, u
 		brig_jsonw_null(w);
 }
 
+static void write_egress(struct brig_jsonw *w, const struct brig_result_egress *e)
+{
+	brig_jsonw_key(w, "egress");
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_uint(w, "allowed", e->allowed);
+	brig_jsonw_kv_uint(w, "denied", e->denied);
+	brig_jsonw_kv_strings(w, "denied_names", e->denied_names, e->n_denied_names);
+	brig_jsonw_kv_strings(w, "denied_addresses", e->denied_addresses, e->n_denied_addresses);
+	brig_jsonw_kv_uint(w, "bytes_out", e->bytes_out);
+	brig_jsonw_kv_uint(w, "bytes_in", e->bytes_in);
+	brig_jsonw_object_end(w);
+}
+
 char *brig_result_json(const struct brig_result *r)
 {
 	const char *abbrev = r->signaled ? sigabbrev_np(r->signal) : NULL;
@@ -72,6 +85,8 @@ char *brig_result_json(const struct brig_result *r)
 		brig_jsonw_kv_string(&w, "pool", r->pool);
 	if (r->warning)
 		brig_jsonw_kv_string(&w, "warning", r->warning);
+	if (r->egress)
+		write_egress(&w, r->egress);
 	brig_jsonw_object_end(&w);
 	text = brig_jsonw_finish(&w);
 	/* one line, newline-terminated */

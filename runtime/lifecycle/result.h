@@ -12,6 +12,18 @@
 
 #include "cgroup/cgroup.h"
 
+/* brig job --network egress: what the job reached and what it was refused. */
+struct brig_result_egress {
+	uint64_t allowed;   /* new flows let through, and names resolved */
+	uint64_t denied;    /* packets dropped, and names refused */
+	uint64_t bytes_out; /* what the job sent over its link */
+	uint64_t bytes_in;  /* what it received */
+	const char *const *denied_names;
+	size_t n_denied_names;
+	const char *const *denied_addresses;
+	size_t n_denied_addresses;
+};
+
 struct brig_result {
 	const char *id;
 	bool exited, signaled; /* neither: not known (an engine reaped it) */
@@ -27,6 +39,7 @@ struct brig_result {
 	uint64_t writable_used;
 	const char *pool;    /* brig job --pool: "hit" or "miss"; NULL: no field */
 	const char *warning; /* what the job ran without; NULL: no field */
+	const struct brig_result_egress *egress; /* NULL: no field */
 };
 
 /* "exited", "signaled", "timeout", "oom" or "error" */

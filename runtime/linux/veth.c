@@ -152,7 +152,8 @@ static int check_name(const char *what, const char *name, struct brig_error *err
 
 /* ----------------------------------------------------------------- veth */
 
-static int new_veth(int fd, const char *host, const char *peer)
+/* A veth pair @host here and @peer, in the namespace @nsfd unless it is -1. */
+static int new_veth(int fd, const char *host, const char *peer, int nsfd)
 {
 	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct rtattr *info, *data, *end;
@@ -165,6 +166,8 @@ static int new_veth(int fd, const char *host, const char *peer)
 	data = brig_nl_nest(&r, IFLA_INFO_DATA);
 	end = brig_nl_attr(&r, VETH_INFO_PEER, &ifi, sizeof(ifi));
 	brig_nl_attr(&r, IFLA_IFNAME, peer, strlen(peer) + 1);
+	if (nsfd >= 0)
+		brig_nl_attr(&r, IFLA_NET_NS_FD, &nsfd, sizeof(nsfd));
 	brig_nl_nest_end(&r, end);
 	brig_nl_nest_end(&r, data);
 	brig_nl_nest_end(&r, info);
@@ -208,7 +211,7 @@ int brig_veth_create(const char *host, const char *peer, struct brig_error *err)
 	fd = brig_nl_open(err);
 	if (fd < 0)
 		return -1;
-	if (new_veth(fd, host, peer) < 0) {
+	if (new_veth(fd, host, peer, -1) < 0) {
 		/* say which name is taken */
 		if (errno == EEXIST && brig_nl_get_link(fd, host, &l) < 0 &&
 		    brig_nl_get_link(fd, peer, &l) == 0)
@@ -289,6 +292,55 @@ fail:
 	if (del_link(host, in.link, NULL) < 0 && errno != ENODEV)
 		brig_warn("veth peer \"%s\" left behind: delete its other end: %s", peer,
 		          strerror(errno));
+	return -1;
+}
+
+/* ------------------------------------------------------------ create in */
+
+int brig_veth_create_in(const char *host, const uint8_t host_addr[4], int nsfd, const char *inside,
+                        const uint8_t addr[4], unsigned prefix, struct brig_error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_close_ int ctr = -1;
+	struct brig_nl_link l;
+
+	if (check_name("veth", host, err) < 0 || check_name("link", inside, err) < 0)
+		return -1;
+	if (prefix > 32)
+		return brig_error_setp(err, EINVAL, "prefix length %u of link \"%s\"", prefix,
+		                       host);
+	fd = brig_nl_open(err);
+	if (fd < 0)
+		return -1;
+	ctr = brig_nl_open_in(nsfd, err);
+	if (ctr < 0)
+		return -1;
+	if (new_veth(fd, host, inside, nsfd) < 0)
+		return brig_error_setp(err, errno, "veth \"%s\"", host);
+	if (no_addr_gen(fd, host) < 0) {
+		brig_error_setp(err, errno, "veth \"%s\": no IPv6 address generation", host);
+		goto fail;
+	}
+	if (brig_nl_get_link(fd, host, &l) < 0) {
+		brig_error_setp(err, errno, "link \"%s\"", host);
+		goto fail;
+	}
+	if (add_addr4(fd, l.index, host_addr, prefix) < 0) {
+		brig_error_setp(err, errno, "add address %u.%u.%u.%u/%u to link \"%s\"",
+		                A4(host_addr), prefix, host);
+		goto fail;
+	}
+	if (brig_nl_set_up(fd, l.index) < 0) {
+		brig_error_setp(err, errno, "set link \"%s\" up", host);
+		goto fail;
+	}
+	if (settle(ctr, inside, addr, prefix, host_addr, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	/* the other end goes with it */
+	if (del_link(fd, 0, host) < 0 && errno != ENODEV)
+		brig_warn("veth \"%s\" left behind: %s", host, strerror(errno));
 	return -1;
 }
 

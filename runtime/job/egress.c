@@ -1,0 +1,471 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A job's egress across its life (egress.h):
+ *
+ *   open     a slot (its addresses, its link's and table's names), the
+ *            table, the veth pair, brig's end addressed and up, the
+ *            resolver's socket on it, the job's resolv.conf
+ *   give     once the job's network namespace exists (before its process
+ *            runs): the other end in it as eth0, addressed, up, routed
+ *   service  the resolver, from the runner's watch
+ *   figures  the table's counters and sets, the resolver's, the link's bytes
+ *   close    the table, the link, the slot
+ *
+ * A slot n is taken while its file /run/brig-egress/<n> is flock()ed (by
+ * the brig that sets it up, or runs its job), or while its link brig-e<n>
+ * is in brig's network namespace with its other end given away (a job's
+ * or a pool member's namespace holds it; it goes when that namespace
+ * does).  Whoever locks a slot that is not taken so removes what a dead
+ * owner left of it (its table, a link never given away): the next brig
+ * that takes it, or brig job --gc.  The directory is one for every state
+ * root, since links and tables are one for a network namespace.
+ */
+#include "config.h"
+#include "job/egress.h"
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lifecycle/result.h"
+#include "linux/netdev.h"
+#include "linux/veth.h"
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/fs.h"
+#include "util/log.h"
+
+#define SLOT_DIR "/run/brig-egress"
+/* A learned address is allowed this long at least and at most, whatever
+ * its answer's TTL says. */
+#define TTL_FLOOR 30u
+#define TTL_CAP 3600u
+/* Addresses learned at most: past that the resolver answers SERVFAIL. */
+#define LEARNED_MAX 4096
+
+struct learned {
+	int family;
+	uint8_t addr[16];
+	uint16_t port;
+	uint64_t until_ms; /* when the kernel drops it */
+};
+
+struct brig_egress {
+	unsigned slot;
+	int slot_fd; /* locked while the slot is ours */
+	char link[16], peer[16];
+	uint8_t host[4], job[4];
+	struct brig_egress_rules rules;
+	struct brig_egress_nft *nft;
+	struct brig_egress_dns *dns;
+	struct brig_egress_dns_sink sink;
+	int listen;
+	struct sockaddr_storage up[3]; /* the host's resolvers */
+	size_t n_up;
+	int netns; /* the job's, held so that its link outlives the job until close */
+	bool table, linked;
+	struct brig_egress_figures figures; /* the result's, read at the end */
+	char *resolv_conf;                  /* heap: the job's resolv.conf, in its directory */
+	struct learned *learned;
+	size_t n_learned;
+	char *error; /* the first failure to allow an address, for the log */
+};
+
+static void slot_names(unsigned slot, char link[16], char peer[16])
+{
+	snprintf(link, 16, "brig-e%u", slot);
+	snprintf(peer, 16, "brig-j%u", slot);
+}
+
+/* Whether @slot's link is in use: here, with its other end given away. */
+static bool slot_in_use(unsigned slot)
+{
+	char link[16], peer[16];
+
+	slot_names(slot, link, peer);
+	return brig_link_exists(link) && !brig_link_exists(peer);
+}
+
+/* What a dead owner of @slot left in this network namespace: gone. */
+static int scrub_slot(struct brig_egress_nft *nft, unsigned slot, struct brig_error *err)
+{
+	char link[16], peer[16];
+
+	slot_names(slot, link, peer);
+	if (brig_link_delete(peer, err) < 0 || brig_link_delete(link, err) < 0)
+		return -1;
+	return brig_egress_nft_remove(nft, slot, err);
+}
+
+/* Whether @fd is still the file named @name in @dirfd (not unlinked by
+ * an owner that let go, or by gc, since it was opened). */
+static bool still_named(int dirfd, const char *name, int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && fstatat(dirfd, name, &b, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+static int open_slot_dir(bool make, struct brig_error *err)
+{
+	int fd;
+
+	if (make && mkdir(SLOT_DIR, 0700) < 0 && errno != EEXIST)
+		return brig_error_setp(err, errno, "mkdir \"%s\"", SLOT_DIR);
+	fd = open(SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", SLOT_DIR);
+	return fd;
+}
+
+static int claim_slot(struct brig_egress *e, struct brig_error *err)
+{
+	_cleanup_close_ int dirfd = open_slot_dir(true, err);
+	uint32_t start = 0;
+
+	if (dirfd < 0)
+		return -1;
+	if (getrandom(&start, sizeof(start), 0) != sizeof(start))
+		start = (uint32_t)getpid();
+	for (unsigned i = 0; i < BRIG_EGRESS_SLOTS; i++) {
+		unsigned n = (start + i) % BRIG_EGRESS_SLOTS;
+		char name[16];
+		int fd;
+
+		snprintf(name, sizeof(name), "%u", n);
+		fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return brig_error_setp(err, errno, "open \"%s/%s\"", SLOT_DIR, name);
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_named(dirfd, name, fd) ||
+		    slot_in_use(n)) {
+			close(fd);
+			continue;
+		}
+		e->slot = n;
+		e->slot_fd = fd;
+		return 0;
+	}
+	return brig_error_set(err, "no free egress slot: %u jobs have one", BRIG_EGRESS_SLOTS);
+}
+
+static void release_slot(struct brig_egress *e)
+{
+	_cleanup_close_ int dirfd = -1;
+	char name[16];
+
+	if (e->slot_fd < 0)
+		return;
+	snprintf(name, sizeof(name), "%u", e->slot);
+	/* unlinked while still locked: whoever opened it meanwhile sees so */
+	dirfd = open(SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd >= 0 && still_named(dirfd, name, e->slot_fd))
+		unlinkat(dirfd, name, 0);
+	close(e->slot_fd);
+	e->slot_fd = -1;
+}
+
+/* IPv4 forwarding in brig's network namespace, as every router of
+ * containers needs it (Podman's netavark, Docker): on, and left on. */
+static int forwarding(struct brig_error *err)
+{
+	static const char path[] = "/proc/sys/net/ipv4/ip_forward";
+	char c = 0;
+	_cleanup_close_ int fd = open(path, O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return brig_error_setp(err, errno, "open \"%s\"", path);
+	if (pread(fd, &c, 1, 0) == 1 && c == '1')
+		return 0;
+	if (pwrite(fd, "1", 1, 0) != 1)
+		return brig_error_setp(err, errno, "write \"%s\"", path);
+	return 0;
+}
+
+/* ---------------------------------------------------------- learning */
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static struct learned *find_learned(struct brig_egress *e, int family, const uint8_t *addr,
+                                    uint16_t port)
+{
+	size_t len = family == AF_INET ? 4 : 16;
+
+	for (size_t i = 0; i < e->n_learned; i++)
+		if (e->learned[i].family == family && e->learned[i].port == port &&
+		    !memcmp(e->learned[i].addr, addr, len))
+			return &e->learned[i];
+	return NULL;
+}
+
+static int learn(struct brig_egress *e, int family, const uint8_t *addr, uint16_t port,
+                 uint32_t ttl)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	uint64_t now = now_ms(), until;
+	struct learned *l = find_learned(e, family, addr, port);
+	bool replace;
+	int r;
+
+	ttl = ttl < TTL_FLOOR ? TTL_FLOOR : ttl > TTL_CAP ? TTL_CAP : ttl;
+	until = now + (uint64_t)ttl * 1000;
+	/* allowed for long enough already */
+	if (l && l->until_ms >= until)
+		return 0;
+	if (!l && e->n_learned >= LEARNED_MAX)
+		return -1;
+	/* the kernel still has it (a second's margin either way) */
+	replace = l && l->until_ms > now + 1000;
+	r = brig_egress_nft_learn(e->nft, e->slot, family, addr, port, ttl, replace, &err);
+	if (r < 0 && l && l->until_ms <= now + 2000) {
+		brig_error_release(&err);
+		r = brig_egress_nft_learn(e->nft, e->slot, family, addr, port, ttl, !replace, &err);
+	}
+	if (r < 0) {
+		brig_debug("egress: %s", err.msg);
+		if (!e->error)
+			e->error = brig_xstrdup(err.msg);
+		brig_error_release(&err);
+		return -1;
+	}
+	if (!l) {
+		if (!(e->n_learned % 64))
+			e->learned = brig_xrealloc(e->learned, (e->n_learned + 64) * sizeof(*l));
+		l = &e->learned[e->n_learned++];
+		*l = (struct learned){ .family = family, .port = port };
+		memcpy(l->addr, addr, family == AF_INET ? 4 : 16);
+	}
+	l->until_ms = until;
+	return 0;
+}
+
+static int allow4(void *data, const uint8_t addr[4], uint16_t port, uint32_t ttl)
+{
+	return learn(data, AF_INET, addr, port, ttl);
+}
+
+/* ---------------------------------------------------------- the life */
+
+static int listen_on(struct brig_egress *e, struct brig_error *err)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(53) };
+
+	memcpy(&sa.sin_addr, e->host, 4);
+	e->listen = socket(AF_INET, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (e->listen < 0)
+		return brig_error_setp(err, errno, "socket");
+	if (bind(e->listen, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return brig_error_setp(err, errno, "bind the job's resolver to \"%s\":53",
+		                       inet_ntoa(sa.sin_addr));
+	return 0;
+}
+
+static int write_resolv_conf(struct brig_egress *e, int dirfd, const char *dir,
+                             struct brig_error *err)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "nameserver %u.%u.%u.%u\noptions edns0\n", e->host[0], e->host[1], e->host[2],
+	         e->host[3]);
+	if (brig_write_file_atomic(dirfd, "resolv.conf", text, strlen(text), 0644, err) < 0)
+		return -1;
+	e->resolv_conf = brig_xasprintf("%s/resolv.conf", dir);
+	return 0;
+}
+
+int brig_egress_open(struct brig_egress **out, const char *const *allow, size_t n_allow, int dirfd,
+                     const char *dir, struct brig_error *err)
+{
+	struct brig_egress *e = brig_xcalloc(1, sizeof(*e));
+	uint32_t base;
+
+	e->slot_fd = e->listen = e->netns = -1;
+	*out = e;
+	if (brig_egress_rules_parse(allow, n_allow, &e->rules, err) < 0)
+		return brig_error_wrap(err, "--allow");
+	if (brig_egress_dns_upstreams("/etc/resolv.conf", e->up, 3, &e->n_up, err) < 0)
+		return brig_error_wrap(err, "the host's resolvers");
+	if (brig_egress_nft_open(&e->nft, err) < 0 || claim_slot(e, err) < 0)
+		return -1;
+	slot_names(e->slot, e->link, e->peer);
+	base = (BRIG_EGRESS_NET_A << 24) | (BRIG_EGRESS_NET_B << 16) | (e->slot * 4);
+	for (int i = 0; i < 4; i++) {
+		e->host[i] = (uint8_t)((base + 1) >> (24 - 8 * i));
+		e->job[i] = (uint8_t)((base + 2) >> (24 - 8 * i));
+	}
+	if (scrub_slot(e->nft, e->slot, err) < 0)
+		return brig_error_wrap(err, "egress slot %u", e->slot);
+	/* the table first: the link is never without it */
+	e->table = true;
+	if (brig_egress_nft_table(e->nft,
+	                          &(struct brig_egress_table){
+	                              .slot = e->slot,
+	                              .link = e->link,
+	                              .host = { e->host[0], e->host[1], e->host[2], e->host[3] },
+	                              .job = { e->job[0], e->job[1], e->job[2], e->job[3] },
+	                              .rules = &e->rules },
+	                          err) < 0)
+		return -1;
+	if (forwarding(err) < 0)
+		return -1;
+	e->sink = (struct brig_egress_dns_sink){ .allow4 = allow4, .data = e };
+	return write_resolv_conf(e, dirfd, dir, err);
+}
+
+const char *brig_egress_resolv_conf(const struct brig_egress *e)
+{
+	return e->resolv_conf;
+}
+
+int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_error *err)
+{
+	e->netns = brig_netns_of(pidfd, pid, err);
+	if (e->netns < 0)
+		return -1;
+	if (brig_veth_create_in(e->link, e->host, e->netns, "eth0", e->job, 30, err) < 0)
+		return brig_error_wrap(err, "the job's link");
+	e->linked = true;
+	/* the resolver at brig's end, now that it has its address */
+	if (listen_on(e, err) < 0)
+		return -1;
+	e->dns = brig_egress_dns_new(e->listen, e->up, e->n_up, &e->rules, &e->sink, err);
+	return e->dns ? 0 : -1;
+}
+
+void brig_egress_fds(const struct brig_egress *e, int fds[2])
+{
+	if (e && e->dns) {
+		brig_egress_dns_fds(e->dns, fds);
+		return;
+	}
+	fds[0] = fds[1] = -1;
+}
+
+void brig_egress_service(struct brig_egress *e)
+{
+	if (e && e->dns)
+		brig_egress_dns_service(e->dns);
+}
+
+int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, struct brig_error *err)
+{
+	static const struct brig_egress_dns_stats none;
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	const struct brig_egress_dns_stats *s = e->dns ? brig_egress_dns_stats(e->dns) : &none;
+	struct brig_egress_figures *f = &e->figures;
+	uint64_t rx = 0, tx = 0;
+	int ret = brig_egress_nft_figures(e->nft, e->slot, f, err);
+
+	/* brig's end received what the job sent (the job's namespace, held,
+	 * keeps the link) */
+	if (brig_link_bytes(e->link, &rx, &tx, ret < 0 ? &ignored : err) < 0)
+		ret = -1;
+	brig_error_release(&ignored);
+	*r = (struct brig_result_egress){
+		.allowed = f->allowed + s->allowed,
+		.denied = f->dropped + s->denied,
+		.bytes_out = rx,
+		.bytes_in = tx,
+		.denied_names = (const char *const *)s->denied_names,
+		.n_denied_names = s->n_denied_names,
+		.denied_addresses = (const char *const *)f->denied_addresses,
+		.n_denied_addresses = f->n_denied_addresses,
+	};
+	return ret;
+}
+
+int brig_egress_close(struct brig_egress *e, struct brig_error *err)
+{
+	int r = 0;
+
+	if (!e)
+		return 0;
+	if (e->dns)
+		brig_egress_dns_free(e->dns);
+	if (e->listen >= 0)
+		close(e->listen);
+	if (e->linked && brig_link_delete(e->link, err) < 0)
+		r = -1;
+	if (e->netns >= 0)
+		close(e->netns);
+	/* a peer not given away is still here, by its own name */
+	if (e->linked && r == 0 && brig_link_delete(e->peer, err) < 0)
+		r = -1;
+	if (e->table && brig_egress_nft_remove(e->nft, e->slot, err) < 0)
+		r = -1;
+	/* what failed stays in the slot: the next owner or gc removes it */
+	if (r == 0)
+		release_slot(e);
+	else if (e->slot_fd >= 0)
+		close(e->slot_fd);
+	brig_egress_nft_free(e->nft);
+	brig_egress_rules_release(&e->rules);
+	for (size_t i = 0; i < e->figures.n_denied_addresses; i++)
+		free(e->figures.denied_addresses[i]);
+	free(e->resolv_conf);
+	free(e->learned);
+	free(e->error);
+	free(e);
+	return r;
+}
+
+int brig_egress_gc(struct brig_error *err)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct brig_egress_nft *nft = NULL;
+	struct dirent *de;
+	int dirfd, r = 0;
+
+	dirfd = open(SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return errno == ENOENT ? 0 : brig_error_setp(err, errno, "open \"%s\"", SLOT_DIR);
+	d = fdopendir(dirfd);
+	if (!d) {
+		close(dirfd);
+		return brig_error_setp(err, errno, "open \"%s\"", SLOT_DIR);
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long n = strtoul(de->d_name, &end, 10);
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || *end || n >= BRIG_EGRESS_SLOTS)
+			continue;
+		fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_named(dirfd, de->d_name, fd) ||
+		    slot_in_use((unsigned)n)) {
+			close(fd);
+			continue;
+		}
+		/* a dead owner's: what it left here, then its file */
+		if ((!nft && brig_egress_nft_open(&nft, err) < 0) ||
+		    scrub_slot(nft, (unsigned)n, err) < 0) {
+			close(fd);
+			r = -1;
+			break;
+		}
+		unlinkat(dirfd, de->d_name, 0);
+		close(fd);
+	}
+	brig_egress_nft_free(nft);
+	return r;
+}

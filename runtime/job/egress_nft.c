@@ -1,0 +1,310 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A job's nftables table (egress.h), through libnftables, loaded with
+ * dlopen() by an egress job alone.  One table per slot, "brig_e<slot>",
+ * in the inet family, made whole in one transaction (and replaced so:
+ * the job's link is never without its table):
+ *
+ *   input     from the job's link: its DNS queries to brig's end (UDP 53,
+ *             from the job's own address) and nothing else: the host's own
+ *             addresses, every one of them, are local and end here
+ *   forward   from the job's link, from the job's address: what its
+ *             conntrack entry allows, then new flows to what the rules
+ *             allow (the learned sets, the CIDR rules), never to the
+ *             never-allowed ranges; to the job's link only replies
+ *   deny      the destination kept (a dynamic set: the result's
+ *             denied_addresses), counted, dropped
+ *   nat       the job's address masqueraded as it leaves
+ *
+ * A packet goes through every table's chains at a hook: this table only
+ * drops or accepts what touches its own link and returns otherwise.
+ */
+#include "config.h"
+#include "job/egress.h"
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <nftables/libnftables.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/cleanup.h"
+#include "util/error.h"
+#include "util/strbuf.h"
+
+/* libnftables' functions brig calls, loaded once */
+#define NFT_FUNCS(X)                 \
+	X(nft_ctx_new)               \
+	X(nft_ctx_free)              \
+	X(nft_ctx_buffer_output)     \
+	X(nft_ctx_buffer_error)      \
+	X(nft_ctx_get_output_buffer) \
+	X(nft_ctx_get_error_buffer)  \
+	X(nft_run_cmd_from_buffer)
+
+static struct {
+#define X(f) __typeof__(&f) f;
+	NFT_FUNCS(X)
+#undef X
+} lib;
+
+static int load(struct brig_error *err)
+{
+	static void *handle;
+
+	if (handle)
+		return 0;
+	void *h = dlopen(BRIG_NFT_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return brig_error_set(err, "cannot load %s: %s (apt-get install libnftables1)",
+		                      BRIG_NFT_SONAME, dlerror());
+#define X(f)                                                                  \
+	if (!(lib.f = (__typeof__(lib.f))dlsym(h, #f))) {                     \
+		dlclose(h);                                                   \
+		return brig_error_set(err, "%s: no %s", BRIG_NFT_SONAME, #f); \
+	}
+	NFT_FUNCS(X)
+#undef X
+	handle = h;
+	return 0;
+}
+
+struct brig_egress_nft {
+	struct nft_ctx *ctx;
+};
+
+int brig_egress_nft_open(struct brig_egress_nft **out, struct brig_error *err)
+{
+	struct brig_egress_nft *n;
+
+	if (load(err) < 0)
+		return -1;
+	n = brig_xcalloc(1, sizeof(*n));
+	n->ctx = lib.nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!n->ctx) {
+		free(n);
+		return brig_error_set(err, "nftables: cannot make a context");
+	}
+	if (lib.nft_ctx_buffer_output(n->ctx) < 0 || lib.nft_ctx_buffer_error(n->ctx) < 0) {
+		brig_egress_nft_free(n);
+		return brig_error_set(err, "nftables: cannot buffer its output");
+	}
+	*out = n;
+	return 0;
+}
+
+void brig_egress_nft_free(struct brig_egress_nft *n)
+{
+	if (!n)
+		return;
+	lib.nft_ctx_free(n->ctx);
+	free(n);
+}
+
+/* Run @cmd; on failure the first line of nftables' message, after @what. */
+static int run(struct brig_egress_nft *n, const char *cmd, const char *what, struct brig_error *err)
+{
+	const char *msg;
+	size_t len;
+
+	if (lib.nft_run_cmd_from_buffer(n->ctx, cmd) == 0)
+		return 0;
+	msg = lib.nft_ctx_get_error_buffer(n->ctx);
+	msg = msg ? msg : "";
+	if (!strncmp(msg, "Error: ", 7))
+		msg += 7;
+	len = strcspn(msg, "\n");
+	return brig_error_set(err, "nftables: %s: %.*s", what, (int)len, len ? msg : "failed");
+}
+
+#define TABLE "inet brig_e%u"
+
+/* A CIDR rule's match, after "ct state new " (NET4 and NET6 alike). */
+static void cidr_rule(struct brig_strbuf *b, const struct brig_egress_rule *r)
+{
+	char text[INET6_ADDRSTRLEN];
+	bool v4 = r->kind == BRIG_EGRESS_NET4;
+
+	inet_ntop(v4 ? AF_INET : AF_INET6, r->addr, text, sizeof(text));
+	brig_strbuf_addf(b, "\t\tct state new %s daddr %s/%u ", v4 ? "ip" : "ip6", text, r->prefix);
+	if (r->port)
+		brig_strbuf_addf(b, "meta l4proto { tcp, udp } th dport %u ", r->port);
+	brig_strbuf_addf(b, "counter name allowed accept\n");
+}
+
+int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_table *t,
+                          struct brig_error *err)
+{
+	char host[INET_ADDRSTRLEN], job[INET_ADDRSTRLEN];
+	struct brig_strbuf b = BRIG_STRBUF_INIT;
+	int r;
+
+	inet_ntop(AF_INET, t->host, host, sizeof(host));
+	inet_ntop(AF_INET, t->job, job, sizeof(job));
+	/* made, emptied and deleted in one go: a table left by a dead job of
+	 * this slot goes, and this one is made anew */
+	brig_strbuf_addf(&b, "table " TABLE "\ndelete table " TABLE "\n", t->slot, t->slot);
+	brig_strbuf_addf(&b, "table " TABLE " {\n", t->slot);
+	brig_strbuf_addf(&b,
+	                 "\tset learned { type ipv4_addr; flags timeout; }\n"
+	                 "\tset learned_port { type ipv4_addr . inet_service; flags timeout; }\n"
+	                 "\tset learned6 { type ipv6_addr; flags timeout; }\n"
+	                 "\tset learned6_port { type ipv6_addr . inet_service; flags timeout; }\n"
+	                 "\tset never { type ipv4_addr; flags interval; elements = { "
+	                 "0.0.0.0/8, 127.0.0.0/8, 169.254.0.0/16, 224.0.0.0/3, "
+	                 "%d.%d.0.0/16 } }\n"
+	                 "\tset never6 { type ipv6_addr; flags interval; elements = { "
+	                 "::/127, ::ffff:0:0/96, fe80::/10, ff00::/8 } }\n"
+	                 "\tset denied { type ipv4_addr; size %d; flags dynamic; }\n"
+	                 "\tset denied6 { type ipv6_addr; size %d; flags dynamic; }\n"
+	                 "\tcounter allowed { }\n\tcounter dropped { }\n",
+	                 BRIG_EGRESS_NET_A, BRIG_EGRESS_NET_B, BRIG_EGRESS_ADDRS_KEPT,
+	                 BRIG_EGRESS_ADDRS_KEPT);
+	brig_strbuf_addf(&b, "\tchain deny {\n"
+	                     "\t\tmeta nfproto ipv4 add @denied { ip daddr }\n"
+	                     "\t\tmeta nfproto ipv6 add @denied6 { ip6 daddr }\n"
+	                     "\t\tcounter name dropped drop\n\t}\n");
+	brig_strbuf_addf(&b,
+	                 "\tchain in {\n"
+	                 "\t\ttype filter hook input priority filter - 10; policy accept;\n"
+	                 "\t\tiifname != \"%s\" return\n"
+	                 "\t\tip saddr %s ip daddr %s udp dport 53 accept\n"
+	                 "\t\tip daddr %s tcp dport 53 counter name dropped "
+	                 "reject with tcp reset\n"
+	                 "\t\tjump deny\n\t}\n",
+	                 t->link, job, host, host);
+	brig_strbuf_addf(&b,
+	                 "\tchain out {\n"
+	                 "\t\ttype filter hook forward priority filter - 10; policy accept;\n"
+	                 "\t\toifname \"%s\" ct state established,related accept\n"
+	                 "\t\toifname \"%s\" drop\n"
+	                 "\t\tiifname != \"%s\" return\n"
+	                 "\t\tip saddr != %s jump deny\n"
+	                 "\t\tct state established,related accept\n"
+	                 "\t\tip daddr @never jump deny\n"
+	                 "\t\tip6 daddr @never6 jump deny\n"
+	                 "\t\tct state new ip daddr @learned counter name allowed accept\n"
+	                 "\t\tct state new ip daddr . tcp dport @learned_port "
+	                 "counter name allowed accept\n"
+	                 "\t\tct state new ip daddr . udp dport @learned_port "
+	                 "counter name allowed accept\n"
+	                 "\t\tct state new ip6 daddr @learned6 counter name allowed accept\n"
+	                 "\t\tct state new ip6 daddr . tcp dport @learned6_port "
+	                 "counter name allowed accept\n"
+	                 "\t\tct state new ip6 daddr . udp dport @learned6_port "
+	                 "counter name allowed accept\n",
+	                 t->link, t->link, t->link, job);
+	for (size_t i = 0; t->rules && i < t->rules->n; i++)
+		if (t->rules->v[i].kind == BRIG_EGRESS_NET4 ||
+		    t->rules->v[i].kind == BRIG_EGRESS_NET6)
+			cidr_rule(&b, &t->rules->v[i]);
+	brig_strbuf_addf(&b, "\t\tjump deny\n\t}\n");
+	brig_strbuf_addf(&b,
+	                 "\tchain nat {\n"
+	                 "\t\ttype nat hook postrouting priority srcnat; policy accept;\n"
+	                 "\t\tip saddr %s oifname != \"%s\" masquerade\n\t}\n}\n",
+	                 job, t->link);
+	r = run(n, b.buf, "the job's table", err);
+	brig_strbuf_release(&b);
+	return r;
+}
+
+int brig_egress_nft_learn(struct brig_egress_nft *n, unsigned slot, int family, const uint8_t *addr,
+                          uint16_t port, uint32_t ttl, bool replace, struct brig_error *err)
+{
+	char text[INET6_ADDRSTRLEN], elem[INET6_ADDRSTRLEN + 16], cmd[256];
+	const char *set = family == AF_INET ? (port ? "learned_port" : "learned")
+	                                    : (port ? "learned6_port" : "learned6");
+
+	inet_ntop(family, addr, text, sizeof(text));
+	if (port)
+		snprintf(elem, sizeof(elem), "%s . %u", text, port);
+	else
+		snprintf(elem, sizeof(elem), "%s", text);
+	/* an element there already keeps its timeout: it is replaced */
+	if (replace)
+		snprintf(cmd, sizeof(cmd),
+		         "delete element " TABLE " %s { %s }\n"
+		         "add element " TABLE " %s { %s timeout %us }\n",
+		         slot, set, elem, slot, set, elem, ttl);
+	else
+		snprintf(cmd, sizeof(cmd), "add element " TABLE " %s { %s timeout %us }\n", slot,
+		         set, elem, ttl);
+	return run(n, cmd, "allow an address", err);
+}
+
+/* "packets N bytes M" of counter @name */
+static int counter(struct brig_egress_nft *n, unsigned slot, const char *name, uint64_t *packets,
+                   struct brig_error *err)
+{
+	char cmd[96];
+	const char *out, *p;
+
+	snprintf(cmd, sizeof(cmd), "list counter " TABLE " %s", slot, name);
+	if (run(n, cmd, "read a counter", err) < 0)
+		return -1;
+	out = lib.nft_ctx_get_output_buffer(n->ctx);
+	p = out ? strstr(out, "packets ") : NULL;
+	if (!p)
+		return brig_error_set(err, "nftables: counter \"%s\": no packets in its listing",
+		                      name);
+	*packets = strtoull(p + 8, NULL, 10);
+	return 0;
+}
+
+/* The elements of set @name, each an address: into @f from @*n on. */
+static int elements(struct brig_egress_nft *n, unsigned slot, const char *name, int family,
+                    struct brig_egress_figures *f, struct brig_error *err)
+{
+	char cmd[96];
+	const char *out, *p;
+
+	snprintf(cmd, sizeof(cmd), "list set " TABLE " %s", slot, name);
+	if (run(n, cmd, "read a set", err) < 0)
+		return -1;
+	out = lib.nft_ctx_get_output_buffer(n->ctx);
+	p = out ? strstr(out, "elements = {") : NULL;
+	if (!p)
+		return 0; /* no element */
+	p += strlen("elements = {");
+	while (*p && *p != '}' && f->n_denied_addresses < BRIG_EGRESS_ADDRS_KEPT) {
+		char text[INET6_ADDRSTRLEN + 1];
+		unsigned char bin[16];
+		size_t len;
+
+		p += strspn(p, " \t\n,");
+		len = strcspn(p, " \t\n,}");
+		if (!len || len >= sizeof(text))
+			break;
+		memcpy(text, p, len);
+		text[len] = '\0';
+		p += len;
+		/* only what parses as an address of the set's family goes out */
+		if (inet_pton(family, text, bin) == 1)
+			f->denied_addresses[f->n_denied_addresses++] = brig_xstrdup(text);
+	}
+	return 0;
+}
+
+int brig_egress_nft_figures(struct brig_egress_nft *n, unsigned slot, struct brig_egress_figures *f,
+                            struct brig_error *err)
+{
+	if (counter(n, slot, "allowed", &f->allowed, err) < 0 ||
+	    counter(n, slot, "dropped", &f->dropped, err) < 0 ||
+	    elements(n, slot, "denied", AF_INET, f, err) < 0 ||
+	    elements(n, slot, "denied6", AF_INET6, f, err) < 0)
+		return -1;
+	return 0;
+}
+
+int brig_egress_nft_remove(struct brig_egress_nft *n, unsigned slot, struct brig_error *err)
+{
+	char cmd[96];
+
+	/* made first, so that a missing table is no error */
+	snprintf(cmd, sizeof(cmd), "table " TABLE "\ndelete table " TABLE "\n", slot, slot);
+	return run(n, cmd, "remove the job's table", err);
+}
