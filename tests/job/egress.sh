@@ -381,16 +381,19 @@ t_fake() {
 }
 
 # 1. An allowed name resolves (its A record from upstream, forwarded) and
-# is reachable on every port, TCP and UDP, when its rule names none; the
-# result counts it and the bytes both ways.
+# is reachable on every port, TCP and UDP, when its rule names none (the
+# names below it are not allowed); the result counts it and the bytes
+# both ways.
 t_allowed_name() {
 	need_egress
 	ejob --allow allowed.test -- sh -c "$(probes "+dns - allowed.test A") && $(probes \
 		"+tcp allowed.test 7" "+tcp allowed.test 443" "+tcp allowed.test 5432" \
-		"+udp allowed.test 7" "+udp allowed.test 443")"
+		"+udp allowed.test 7" "+udp allowed.test 443" "+dns - sub.allowed.test A")"
 	assert_rc 0
 	assert_match "$(dns_line allowed.test A)" "^dns allowed.test A NOERROR A=192.0.2.10\$" \
 		"the A query of allowed.test"
+	assert_match "$(dns_line sub.allowed.test A)" "^dns sub.allowed.test A NXDOMAIN\$" \
+		"a name below the one allowed"
 	reached tcp allowed.test 7 192.0.2.10
 	reached tcp allowed.test 443 192.0.2.10
 	reached tcp allowed.test 5432 192.0.2.10
@@ -399,7 +402,8 @@ t_allowed_name() {
 	assert_res_int egress.allowed 1
 	assert_res_int egress.bytes_out 1
 	assert_res_int egress.bytes_in 1
-	assert_res egress.denied_names '[]'
+	assert_res egress.denied_names '["sub.allowed.test"]'
+	assert_res egress.denied_addresses '[]'
 	assert_egress_clean
 }
 
@@ -606,7 +610,8 @@ t_ipv6() {
 
 # 9. CIDR rules: an address allows itself on every port, a network with
 # a port only that port; a private network is allowed when a rule names
-# it; a CIDR rule allows no name.
+# it (by address, and by a name that resolves there); a CIDR rule allows
+# no name.
 t_cidr_rules() {
 	need_egress
 	ejob --allow 192.0.2.20/32 --allow 10.1.2.0/24 -- sh -c "$(probes "+tcp 192.0.2.20 7" \
@@ -636,6 +641,17 @@ t_cidr_rules() {
 	blocked tcp 10.1.2.3 7
 	res_has denied_addresses 192.0.2.20
 	res_has denied_addresses 192.0.2.10
+
+	# an address alone; a private address a name resolves to, reached
+	# because a CIDR rule names its network
+	ejob --allow 192.0.2.12 --allow private.allowed.test --allow 10.1.2.0/24 -- sh -c \
+		"$(probes "+tcp 192.0.2.12 443" "+udp 192.0.2.12 5432" "+tcp private.allowed.test 7" \
+			"tcp 192.0.2.11 7")"
+	assert_rc 0
+	reached tcp 192.0.2.12 443
+	reached udp 192.0.2.12 5432
+	reached tcp private.allowed.test 7 10.1.2.3
+	blocked tcp 192.0.2.11 7
 	assert_egress_clean
 }
 
