@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "job/egress.h"
 #include "job/job.h"
 #include "lifecycle/handoff.h"
 #include "util/cleanup.h"
@@ -64,6 +65,11 @@ static int claimed_start(struct job_source *s, struct job_run *run, struct brig_
 		if (brig_job_copy_in(&run->root, o->copy_in[i].host, o->copy_in[i].path,
 		                     o->has_user ? o->uid : 0, o->has_user ? o->gid : 0, err) < 0)
 			return brig_error_wrap(err, "--copy-in");
+	/* the member's link gets the claim's rules, and its resolver */
+	if (o->network == BRIG_JOB_NET_EGRESS &&
+	    brig_egress_claim(&run->egress, c->claim.id, run->root.dir, o->allow, o->n_allow, err) <
+	        0)
+		return brig_error_wrap(err, "--network egress");
 	if (brig_fault("job.handoff") < 0)
 		return brig_error_setp(err, errno, "hand the job over");
 	if (brig_handoff_send(sock, &hj, run->io.init, &c->reply, err) < 0)

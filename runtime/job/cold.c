@@ -111,8 +111,8 @@ int job_cold_start(struct job_source *s, struct job_run *run, struct brig_error 
 	if (brig_job_root_mount(&run->root, c->rootfs, o->writable, err) < 0)
 		return -1;
 	if (o->network == BRIG_JOB_NET_EGRESS) {
-		if (brig_egress_open(&run->egress, o->allow, o->n_allow, run->root.dirfd,
-		                     run->root.dir, err) < 0)
+		if (brig_egress_open(&run->egress, run->id, c->co.member, o->allow, o->n_allow,
+		                     run->root.dirfd, run->root.dir, err) < 0)
 			return brig_error_wrap(err, "--network egress");
 		co.netns_ready = egress_ready;
 		co.netns_data = run->egress;

@@ -134,7 +134,7 @@ static int check_abs(const char *flag, const char *path, struct brig_error *err)
 
 /* Everything that can be checked before anything exists (source.h). */
 /* --network egress and its --allow rules (egress.h) */
-static int check_egress(const struct brig_job_opts *o, bool member, struct brig_error *err)
+static int check_egress(const struct brig_job_opts *o, struct brig_error *err)
 {
 	struct brig_egress_rules rules = { 0 };
 
@@ -144,9 +144,6 @@ static int check_egress(const struct brig_job_opts *o, bool member, struct brig_
 			                        o->allow[0]);
 		return 0;
 	}
-	if (member)
-		return brig_error_usage(err, "--network egress: a pool's sandboxes cannot have it "
-		                             "yet (run cold jobs)");
 	if (brig_egress_rules_parse(o->allow, o->n_allow, &rules, err) < 0)
 		return -1;
 	brig_egress_rules_release(&rules);
@@ -203,7 +200,7 @@ int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error
 	for (size_t i = 0; i < o->n_env; i++)
 		if (!strchr(o->env[i], '=') || o->env[i][0] == '=')
 			return brig_error_usage(err, "--env \"%s\": expected KEY=VALUE", o->env[i]);
-	return check_egress(o, member, err);
+	return check_egress(o, err);
 }
 
 int job_load_base(const struct brig_job_opts *o, struct brig_bundle *base, char **rootfs,

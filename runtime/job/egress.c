@@ -75,6 +75,7 @@ struct brig_egress {
 	size_t n_up;
 	int netns; /* the job's, held so that its link outlives the job until close */
 	bool table, linked;
+	bool member;                        /* a pool member's: no resolver until a claim */
 	struct brig_egress_figures figures; /* the result's, read at the end */
 	char *resolv_conf;                  /* heap: the job's resolv.conf, in its directory */
 	struct learned *learned;
@@ -130,7 +131,7 @@ static int open_slot_dir(bool make, struct brig_error *err)
 	return fd;
 }
 
-static int claim_slot(struct brig_egress *e, struct brig_error *err)
+static int claim_slot(struct brig_egress *e, const char *owner, struct brig_error *err)
 {
 	_cleanup_close_ int dirfd = open_slot_dir(true, err);
 	uint32_t start = 0;
@@ -145,7 +146,7 @@ static int claim_slot(struct brig_egress *e, struct brig_error *err)
 		int fd;
 
 		snprintf(name, sizeof(name), "%u", n);
-		fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
 			return brig_error_setp(err, errno, "open \"%s/%s\"", SLOT_DIR, name);
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_named(dirfd, name, fd) ||
@@ -155,6 +156,9 @@ static int claim_slot(struct brig_egress *e, struct brig_error *err)
 		}
 		e->slot = n;
 		e->slot_fd = fd;
+		/* whose it is: a claim of a pool's member checks it */
+		if (ftruncate(fd, 0) < 0 || pwrite(fd, owner, strlen(owner), 0) < 0)
+			return brig_error_setp(err, errno, "write \"%s/%s\"", SLOT_DIR, name);
 		return 0;
 	}
 	return brig_error_set(err, "no free egress slot: %u jobs have one", BRIG_EGRESS_SLOTS);
@@ -277,56 +281,178 @@ static int listen_on(struct brig_egress *e, struct brig_error *err)
 	return 0;
 }
 
+/* The resolver at brig's end, once it has its address. */
+static int resolve(struct brig_egress *e, struct brig_error *err)
+{
+	if (listen_on(e, err) < 0)
+		return -1;
+	e->dns = brig_egress_dns_new(e->listen, e->up, e->n_up, &e->rules, &e->sink, err);
+	return e->dns ? 0 : -1;
+}
+
 static int write_resolv_conf(struct brig_egress *e, int dirfd, const char *dir,
                              struct brig_error *err)
 {
 	char text[64];
 
-	snprintf(text, sizeof(text), "nameserver %u.%u.%u.%u\noptions edns0\n", e->host[0], e->host[1], e->host[2],
-	         e->host[3]);
+	snprintf(text, sizeof(text), "nameserver %u.%u.%u.%u\noptions edns0\n", e->host[0],
+	         e->host[1], e->host[2], e->host[3]);
 	if (brig_write_file_atomic(dirfd, "resolv.conf", text, strlen(text), 0644, err) < 0)
 		return -1;
 	e->resolv_conf = brig_xasprintf("%s/resolv.conf", dir);
 	return 0;
 }
 
-int brig_egress_open(struct brig_egress **out, const char *const *allow, size_t n_allow, int dirfd,
-                     const char *dir, struct brig_error *err)
+/* The job's addresses and names, from its slot. */
+static void slot_addresses(struct brig_egress *e)
 {
-	struct brig_egress *e = brig_xcalloc(1, sizeof(*e));
-	uint32_t base;
+	uint32_t base = (BRIG_EGRESS_NET_A << 24) | (BRIG_EGRESS_NET_B << 16) | (e->slot * 4);
 
-	e->slot_fd = e->listen = e->netns = -1;
-	*out = e;
-	if (brig_egress_rules_parse(allow, n_allow, &e->rules, err) < 0)
-		return brig_error_wrap(err, "--allow");
-	if (brig_egress_dns_upstreams("/etc/resolv.conf", e->up, 3, &e->n_up, err) < 0)
-		return brig_error_wrap(err, "the host's resolvers");
-	if (brig_egress_nft_open(&e->nft, err) < 0 || claim_slot(e, err) < 0)
-		return -1;
 	slot_names(e->slot, e->link, e->peer);
-	base = (BRIG_EGRESS_NET_A << 24) | (BRIG_EGRESS_NET_B << 16) | (e->slot * 4);
 	for (int i = 0; i < 4; i++) {
 		e->host[i] = (uint8_t)((base + 1) >> (24 - 8 * i));
 		e->job[i] = (uint8_t)((base + 2) >> (24 - 8 * i));
 	}
+}
+
+static int make_table(struct brig_egress *e, struct brig_error *err)
+{
+	struct brig_egress_table t = { .slot = e->slot, .link = e->link, .rules = &e->rules };
+
+	memcpy(t.host, e->host, 4);
+	memcpy(t.job, e->job, 4);
+	e->table = true;
+	return brig_egress_nft_table(e->nft, &t, err);
+}
+
+/* What both a job's egress and a claim's start from. */
+static struct brig_egress *egress_new(const char *const *allow, size_t n_allow,
+                                      struct brig_error *err)
+{
+	struct brig_egress *e = brig_xcalloc(1, sizeof(*e));
+
+	e->slot_fd = e->listen = e->netns = -1;
+	e->sink = (struct brig_egress_dns_sink){ .allow4 = allow4, .data = e };
+	if (brig_egress_rules_parse(allow, n_allow, &e->rules, err) < 0)
+		brig_error_wrap(err, "--allow");
+	else if (brig_egress_dns_upstreams("/etc/resolv.conf", e->up, 3, &e->n_up, err) < 0)
+		brig_error_wrap(err, "the host's resolvers");
+	return e;
+}
+
+int brig_egress_open(struct brig_egress **out, const char *id, bool member,
+                     const char *const *allow, size_t n_allow, int dirfd, const char *dir,
+                     struct brig_error *err)
+{
+	struct brig_egress *e = *out = egress_new(allow, n_allow, err);
+
+	if (brig_error_is_set(err))
+		return -1;
+	if (brig_egress_nft_open(&e->nft, err) < 0 || claim_slot(e, id, err) < 0)
+		return -1;
+	e->member = member;
+	slot_addresses(e);
 	if (scrub_slot(e->nft, e->slot, err) < 0)
 		return brig_error_wrap(err, "egress slot %u", e->slot);
 	/* the table first: the link is never without it */
-	e->table = true;
-	if (brig_egress_nft_table(e->nft,
-	                          &(struct brig_egress_table){
-	                              .slot = e->slot,
-	                              .link = e->link,
-	                              .host = { e->host[0], e->host[1], e->host[2], e->host[3] },
-	                              .job = { e->job[0], e->job[1], e->job[2], e->job[3] },
-	                              .rules = &e->rules },
-	                          err) < 0)
+	if (make_table(e, err) < 0 || forwarding(err) < 0)
 		return -1;
-	if (forwarding(err) < 0)
-		return -1;
-	e->sink = (struct brig_egress_dns_sink){ .allow4 = allow4, .data = e };
+	/* the slot, for a claim of the member */
+	if (member) {
+		char text[16];
+
+		snprintf(text, sizeof(text), "%u\n", e->slot);
+		if (brig_write_file_atomic(dirfd, "egress", text, strlen(text), 0600, err) < 0)
+			return -1;
+	}
 	return write_resolv_conf(e, dirfd, dir, err);
+}
+
+/* The slot of the member whose directory is @dir, from its record. */
+static int member_slot(const char *dir, unsigned *slot, struct brig_error *err)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/egress", dir);
+	char text[16] = "", *end;
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, text, sizeof(text) - 1);
+	unsigned long v;
+
+	if (n <= 0)
+		return brig_error_setp(err, n < 0 ? errno : EINVAL, "the pool member's \"%s\"",
+		                       path);
+	v = strtoul(text, &end, 10);
+	if (text[0] < '0' || text[0] > '9' || *end != '\n' || v >= BRIG_EGRESS_SLOTS)
+		return brig_error_set(err, "the pool member's \"%s\": not a slot", path);
+	*slot = (unsigned)v;
+	return 0;
+}
+
+/* Lock the slot of member @id: its file must say it is @id's and, with
+ * @alive, its link must be there, its other end given away (the member's). */
+static int lock_member_slot(struct brig_egress *e, const char *id, bool alive,
+                            struct brig_error *err)
+{
+	_cleanup_close_ int dirfd = open_slot_dir(false, err);
+	char name[16], owner[256];
+	ssize_t n;
+	int fd;
+
+	if (dirfd < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%u", e->slot);
+	fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return brig_error_setp(err, errno, "egress slot %u", e->slot);
+	e->slot_fd = fd;
+	/* gc holds it for a moment at most */
+	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
+		if (errno != EWOULDBLOCK || i == 100)
+			return brig_error_setp(err, errno, "lock egress slot %u", e->slot);
+		usleep(1000);
+	}
+	n = pread(fd, owner, sizeof(owner) - 1, 0);
+	owner[n > 0 ? n : 0] = '\0';
+	if (!still_named(dirfd, name, fd) || strcmp(owner, id) || (alive && !slot_in_use(e->slot)))
+		return brig_error_set(err, "egress slot %u is not pool member \"%s\"'s", e->slot,
+		                      id);
+	return 0;
+}
+
+int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
+                      const char *const *allow, size_t n_allow, struct brig_error *err)
+{
+	struct brig_egress *e = *out = egress_new(allow, n_allow, err);
+
+	if (brig_error_is_set(err))
+		return -1;
+	if (member_slot(dir, &e->slot, err) < 0 || lock_member_slot(e, id, true, err) < 0)
+		return -1;
+	slot_addresses(e);
+	e->linked = true;
+	/* the member's table, replaced whole by the claim's in one go */
+	if (brig_egress_nft_open(&e->nft, err) < 0 || make_table(e, err) < 0)
+		return -1;
+	return resolve(e, err);
+}
+
+void brig_egress_member_gone(const char *id, const char *dir)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	struct brig_egress *e = brig_xcalloc(1, sizeof(*e));
+
+	e->slot_fd = e->listen = e->netns = -1;
+	/* a member made without egress has no record; a claimer that removed
+	 * the slot's things unlinked its file */
+	if (member_slot(dir, &e->slot, &ignored) == 0 &&
+	    lock_member_slot(e, id, false, &ignored) == 0 &&
+	    brig_egress_nft_open(&e->nft, &ignored) == 0) {
+		slot_addresses(e);
+		e->linked = e->table = true;
+	}
+	brig_error_release(&ignored);
+	if (brig_egress_close(e, &ignored) < 0)
+		brig_debug("pool member \"%s\": egress: %s", id, ignored.msg);
+	brig_error_release(&ignored);
 }
 
 const char *brig_egress_resolv_conf(const struct brig_egress *e)
@@ -342,11 +468,13 @@ int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_er
 	if (brig_veth_create_in(e->link, e->host, e->netns, "eth0", e->job, 30, err) < 0)
 		return brig_error_wrap(err, "the job's link");
 	e->linked = true;
-	/* the resolver at brig's end, now that it has its address */
-	if (listen_on(e, err) < 0)
-		return -1;
-	e->dns = brig_egress_dns_new(e->listen, e->up, e->n_up, &e->rules, &e->sink, err);
-	return e->dns ? 0 : -1;
+	if (!e->member)
+		return resolve(e, err);
+	/* a member's slot is its link's from now on (the init, cloned with
+	 * the slot's file open, shares the lock: it is let go for both); its
+	 * resolver is its claimer's */
+	flock(e->slot_fd, LOCK_UN);
+	return 0;
 }
 
 void brig_egress_fds(const struct brig_egress *e, int fds[2])

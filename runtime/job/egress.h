@@ -222,17 +222,32 @@ struct brig_egress;
 struct brig_result_egress;
 
 /*
- * The job's egress up to its link: the rules of @allow parsed, a slot
- * claimed, its table made, the veth pair made and brig's end up, the
- * resolver listening there, and the job's resolv.conf written in its
- * directory (@dirfd, @dir).  *@out is set even on failure: close it.
+ * The egress of job @id up to its link: the rules of @allow parsed, a
+ * slot taken (its file says @id), its table made, and the job's
+ * resolv.conf written in its directory (@dirfd, @dir); with @member (a
+ * pool's) the slot is recorded there too (the file "egress"), and no
+ * resolver runs until a claim.  *@out is set even on failure: close it.
  */
-int brig_egress_open(struct brig_egress **out, const char *const *allow, size_t n_allow, int dirfd,
-                     const char *dir, struct brig_error *err);
+int brig_egress_open(struct brig_egress **out, const char *id, bool member,
+                     const char *const *allow, size_t n_allow, int dirfd, const char *dir,
+                     struct brig_error *err);
+/*
+ * A claim of pool member @id (its directory @dir) made with --network
+ * egress: the member's slot (its record in @dir, the slot's file saying
+ * it is @id's, its link there), the member's table replaced by one with
+ * the rules of @allow, and the resolver at brig's end.  *@out is set even
+ * on failure: close it.
+ */
+int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
+                      const char *const *allow, size_t n_allow, struct brig_error *err);
+/* Pool member @id (its directory @dir) is gone: its link, its table,
+ * its slot, if the slot is still its own. */
+void brig_egress_member_gone(const char *id, const char *dir);
 /* The host path of the job's resolv.conf (bound over /etc/resolv.conf). */
 const char *brig_egress_resolv_conf(const struct brig_egress *e);
 /* The job's network namespace is there (its init's, @pidfd/@pid): the
- * link's other end goes in as eth0, addressed, up, with its route. */
+ * veth pair, brig's end addressed and up, the other in it as eth0,
+ * addressed, up, with its route; then (not a member's) the resolver. */
 int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_error *err);
 /* The resolver's fds to poll (-1: none), and its work when one is readable. */
 void brig_egress_fds(const struct brig_egress *e, int fds[2]);

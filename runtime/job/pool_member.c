@@ -6,6 +6,7 @@
  * and a member's end.  pool.c, pool_claim.c and member.c use it.
  */
 #include "config.h"
+#include "job/egress.h"
 #include "job/internal.h"
 
 #include <dirent.h>
@@ -151,6 +152,12 @@ void brig_pool_member_destroy(const struct brig_context *ctx, const char *name, 
 		brig_error_release(&ignored);
 		if (m.host_id)
 			brig_job_ids_release(m.host_id);
+		/* its egress link and table, at once rather than at the next gc */
+		{
+			_cleanup_free_ char *dir = brig_xasprintf("%s/jobs/%s", ctx->root, id);
+
+			brig_egress_member_gone(id, dir);
+		}
 		brig_pool_remove_job_dir(ctx->root, id);
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(brig_pool_subdirs); i++) {
