@@ -68,13 +68,14 @@ struct brig_egress {
 	uint8_t host[4], job[4];
 	struct brig_egress_rules rules;
 	struct brig_egress_nft *nft;
+	struct brig_egress_learn *learner;
 	struct brig_egress_dns *dns;
 	struct brig_egress_dns_sink sink;
 	int listen;
 	struct sockaddr_storage up[3]; /* the host's resolvers */
 	size_t n_up;
 	int netns; /* the job's, held so that its link outlives the job until close */
-	bool table, linked;
+	bool table;
 	bool member;                        /* a pool member's: no resolver until a claim */
 	struct brig_egress_figures figures; /* the result's, read at the end */
 	char *resolv_conf;                  /* heap: the job's resolv.conf, in its directory */
@@ -237,10 +238,10 @@ static int learn(struct brig_egress *e, int family, const uint8_t *addr, uint16_
 		return -1;
 	/* the kernel still has it (a second's margin either way) */
 	replace = l && l->until_ms > now + 1000;
-	r = brig_egress_nft_learn(e->nft, e->slot, family, addr, port, ttl, replace, &err);
+	r = brig_egress_learn(e->learner, e->slot, family, addr, port, ttl, replace, &err);
 	if (r < 0 && l && l->until_ms <= now + 2000) {
 		brig_error_release(&err);
-		r = brig_egress_nft_learn(e->nft, e->slot, family, addr, port, ttl, !replace, &err);
+		r = brig_egress_learn(e->learner, e->slot, family, addr, port, ttl, !replace, &err);
 	}
 	if (r < 0) {
 		brig_debug("egress: %s", err.msg);
@@ -284,7 +285,7 @@ static int listen_on(struct brig_egress *e, struct brig_error *err)
 /* The resolver at brig's end, once it has its address. */
 static int resolve(struct brig_egress *e, struct brig_error *err)
 {
-	if (listen_on(e, err) < 0)
+	if (brig_egress_learn_open(&e->learner, err) < 0 || listen_on(e, err) < 0)
 		return -1;
 	e->dns = brig_egress_dns_new(e->listen, e->up, e->n_up, &e->rules, &e->sink, err);
 	return e->dns ? 0 : -1;
@@ -428,7 +429,6 @@ int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
 	if (member_slot(dir, &e->slot, err) < 0 || lock_member_slot(e, id, true, err) < 0)
 		return -1;
 	slot_addresses(e);
-	e->linked = true;
 	/* the member's table, replaced whole by the claim's in one go */
 	if (brig_egress_nft_open(&e->nft, err) < 0 || make_table(e, err) < 0)
 		return -1;
@@ -447,7 +447,7 @@ void brig_egress_member_gone(const char *id, const char *dir)
 	    lock_member_slot(e, id, false, &ignored) == 0 &&
 	    brig_egress_nft_open(&e->nft, &ignored) == 0) {
 		slot_addresses(e);
-		e->linked = e->table = true;
+		e->table = true;
 	}
 	brig_error_release(&ignored);
 	if (brig_egress_close(e, &ignored) < 0)
@@ -467,7 +467,6 @@ int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_er
 		return -1;
 	if (brig_veth_create_in(e->link, e->host, e->netns, "eth0", e->job, 30, err) < 0)
 		return brig_error_wrap(err, "the job's link");
-	e->linked = true;
 	if (!e->member)
 		return resolve(e, err);
 	/* a member's slot is its link's from now on (the init, cloned with
@@ -529,13 +528,12 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 		brig_egress_dns_free(e->dns);
 	if (e->listen >= 0)
 		close(e->listen);
-	if (e->linked && brig_link_delete(e->link, err) < 0)
-		r = -1;
+	/* the link is not deleted: it goes with the job's network namespace,
+	 * in the kernel's own time (a deletion here would wait 16 ms for an
+	 * RCU grace period, holding the RTNL lock every other job needs);
+	 * until then the slot stays taken by it */
 	if (e->netns >= 0)
 		close(e->netns);
-	/* a peer not given away is still here, by its own name */
-	if (e->linked && r == 0 && brig_link_delete(e->peer, err) < 0)
-		r = -1;
 	if (e->table && brig_egress_nft_remove(e->nft, e->slot, err) < 0)
 		r = -1;
 	/* what failed stays in the slot: the next owner or gc removes it */
@@ -544,6 +542,7 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 	else if (e->slot_fd >= 0)
 		close(e->slot_fd);
 	brig_egress_nft_free(e->nft);
+	brig_egress_learn_free(e->learner);
 	brig_egress_rules_release(&e->rules);
 	for (size_t i = 0; i < e->figures.n_denied_addresses; i++)
 		free(e->figures.denied_addresses[i]);

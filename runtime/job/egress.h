@@ -11,6 +11,7 @@
  *                   parses the names and the answers)
  *   egress_nft.c    the job's nftables table (libnftables): what leaves the
  *                   job's link, what is counted, what is masqueraded
+ *   egress_learn.c  an answer's addresses into the table's sets (libnftnl)
  *   egress.c        a job's egress across its life: its slot, its link
  *                   (linux/veth.h), its table, its resolver, its figures,
  *                   and what a dead brig left (gc)
@@ -200,11 +201,6 @@ struct brig_egress_table {
 /* The slot's table, made anew (one left by a dead job of the slot goes). */
 int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_table *t,
                           struct brig_error *err);
-/* @addr (@family's) allowed on @port (0: any) for @ttl seconds; with
- * @replace the element is there already and its timeout is renewed. */
-int brig_egress_nft_learn(struct brig_egress_nft *n, unsigned slot, int family, const uint8_t *addr,
-                          uint16_t port, uint32_t ttl, bool replace, struct brig_error *err);
-
 struct brig_egress_figures {
 	uint64_t allowed;                               /* new flows let through */
 	uint64_t dropped;                               /* packets dropped */
@@ -215,6 +211,19 @@ int brig_egress_nft_figures(struct brig_egress_nft *n, unsigned slot, struct bri
                             struct brig_error *err);
 /* The slot's table gone; none there is no error. */
 int brig_egress_nft_remove(struct brig_egress_nft *n, unsigned slot, struct brig_error *err);
+
+/* ---------------------------------------------------------- egress_learn.c */
+
+struct brig_egress_learn;
+
+/* A netfilter socket for the learned sets (libnftnl loaded on first use). */
+int brig_egress_learn_open(struct brig_egress_learn **out, struct brig_error *err);
+void brig_egress_learn_free(struct brig_egress_learn *l);
+/* @addr (@family's) allowed on @port (0: any) for @ttl seconds in slot
+ * @slot's table; with @replace the element is there already and its
+ * timeout is renewed (deleted and added in one transaction). */
+int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, int family, const uint8_t *addr,
+                      uint16_t port, uint32_t ttl, bool replace, struct brig_error *err);
 
 /* ---------------------------------------------------------- egress.c */
 

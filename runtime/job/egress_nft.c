@@ -76,31 +76,47 @@ struct brig_egress_nft {
 	struct nft_ctx *ctx;
 };
 
+/*
+ * One context for brig's life, never freed: nft_ctx_free() takes 7 to 11
+ * ms here (it tears down the library's tables), which every egress job
+ * would pay at its end; brig exits soon after anyway.
+ */
+static struct nft_ctx *context(struct brig_error *err)
+{
+	static struct nft_ctx *ctx;
+	struct nft_ctx *c;
+
+	if (ctx)
+		return ctx;
+	if (load(err) < 0)
+		return NULL;
+	c = lib.nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!c) {
+		brig_error_set(err, "nftables: cannot make a context");
+		return NULL;
+	}
+	/* (a context that cannot buffer is left as it is: see above) */
+	if (lib.nft_ctx_buffer_output(c) < 0 || lib.nft_ctx_buffer_error(c) < 0) {
+		brig_error_set(err, "nftables: cannot buffer its output");
+		return NULL;
+	}
+	ctx = c;
+	return ctx;
+}
+
 int brig_egress_nft_open(struct brig_egress_nft **out, struct brig_error *err)
 {
-	struct brig_egress_nft *n;
+	struct nft_ctx *ctx = context(err);
 
-	if (load(err) < 0)
+	if (!ctx)
 		return -1;
-	n = brig_xcalloc(1, sizeof(*n));
-	n->ctx = lib.nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!n->ctx) {
-		free(n);
-		return brig_error_set(err, "nftables: cannot make a context");
-	}
-	if (lib.nft_ctx_buffer_output(n->ctx) < 0 || lib.nft_ctx_buffer_error(n->ctx) < 0) {
-		brig_egress_nft_free(n);
-		return brig_error_set(err, "nftables: cannot buffer its output");
-	}
-	*out = n;
+	*out = brig_xcalloc(1, sizeof(**out));
+	(*out)->ctx = ctx;
 	return 0;
 }
 
 void brig_egress_nft_free(struct brig_egress_nft *n)
 {
-	if (!n)
-		return;
-	lib.nft_ctx_free(n->ctx);
 	free(n);
 }
 
@@ -210,30 +226,6 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 	r = run(n, b.buf, "the job's table", err);
 	brig_strbuf_release(&b);
 	return r;
-}
-
-int brig_egress_nft_learn(struct brig_egress_nft *n, unsigned slot, int family, const uint8_t *addr,
-                          uint16_t port, uint32_t ttl, bool replace, struct brig_error *err)
-{
-	char text[INET6_ADDRSTRLEN], elem[INET6_ADDRSTRLEN + 16], cmd[256];
-	const char *set = family == AF_INET ? (port ? "learned_port" : "learned")
-	                                    : (port ? "learned6_port" : "learned6");
-
-	inet_ntop(family, addr, text, sizeof(text));
-	if (port)
-		snprintf(elem, sizeof(elem), "%s . %u", text, port);
-	else
-		snprintf(elem, sizeof(elem), "%s", text);
-	/* an element there already keeps its timeout: it is replaced */
-	if (replace)
-		snprintf(cmd, sizeof(cmd),
-		         "delete element " TABLE " %s { %s }\n"
-		         "add element " TABLE " %s { %s timeout %us }\n",
-		         slot, set, elem, slot, set, elem, ttl);
-	else
-		snprintf(cmd, sizeof(cmd), "add element " TABLE " %s { %s timeout %us }\n", slot,
-		         set, elem, ttl);
-	return run(n, cmd, "allow an address", err);
 }
 
 /* "packets N bytes M" of counter @name */

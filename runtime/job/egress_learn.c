@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The resolver's answers into the job's table (egress.h): an element of
+ * a learned set, added (or renewed) by one nf_tables batch that libnftnl
+ * builds, sent on a netfilter socket of brig's own.  libnftables would
+ * parse a command and dump every table of the namespace for each element
+ * (its cache): 0.4 ms alone, 2 ms beside 60 other jobs' tables, on the
+ * path of every answer.  libnftnl is loaded with dlopen() on first use.
+ */
+#include "config.h"
+#include "job/egress.h"
+
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <libnftnl/common.h>
+#include <libnftnl/set.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter/nf_tables.h>
+#include <linux/netlink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "util/error.h"
+
+#define NFTNL_FUNCS(X)            \
+	X(nftnl_set_alloc)        \
+	X(nftnl_set_free)         \
+	X(nftnl_set_set_str)      \
+	X(nftnl_set_set_u32)      \
+	X(nftnl_set_elem_alloc)   \
+	X(nftnl_set_elem_set)     \
+	X(nftnl_set_elem_set_u64) \
+	X(nftnl_set_elem_add)     \
+	X(nftnl_batch_begin)      \
+	X(nftnl_batch_end)        \
+	X(nftnl_nlmsg_build_hdr)  \
+	X(nftnl_set_elems_nlmsg_build_payload)
+
+static struct {
+#define X(f) __typeof__(&f) f;
+	NFTNL_FUNCS(X)
+#undef X
+} lib;
+
+static int load(struct brig_error *err)
+{
+	static void *handle;
+
+	if (handle)
+		return 0;
+	void *h = dlopen(BRIG_NFTNL_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return brig_error_set(err, "cannot load %s: %s (apt-get install libnftnl11)",
+		                      BRIG_NFTNL_SONAME, dlerror());
+#define X(f)                                                                    \
+	if (!(lib.f = (__typeof__(lib.f))dlsym(h, #f))) {                       \
+		dlclose(h);                                                     \
+		return brig_error_set(err, "%s: no %s", BRIG_NFTNL_SONAME, #f); \
+	}
+	NFTNL_FUNCS(X)
+#undef X
+	handle = h;
+	return 0;
+}
+
+struct brig_egress_learn {
+	int fd; /* NETLINK_NETFILTER */
+	uint32_t seq;
+};
+
+int brig_egress_learn_open(struct brig_egress_learn **out, struct brig_error *err)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct brig_egress_learn *l;
+
+	if (load(err) < 0)
+		return -1;
+	l = brig_xcalloc(1, sizeof(*l));
+	l->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (l->fd < 0 || bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		brig_error_setp(err, errno, "netfilter socket");
+		brig_egress_learn_free(l);
+		return -1;
+	}
+	l->seq = (uint32_t)getpid() << 8;
+	*out = l;
+	return 0;
+}
+
+void brig_egress_learn_free(struct brig_egress_learn *l)
+{
+	if (!l)
+		return;
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l);
+}
+
+/* The set @name of table brig_e<slot> with one element, @key of @len
+ * bytes, timing out after @ttl seconds (0: no timeout attribute). */
+static struct nftnl_set *one_element(unsigned slot, const char *name, const void *key, size_t len,
+                                     uint32_t ttl)
+{
+	struct nftnl_set *s = lib.nftnl_set_alloc();
+	struct nftnl_set_elem *e = lib.nftnl_set_elem_alloc();
+	char table[32];
+
+	if (!s || !e)
+		brig_oom();
+	snprintf(table, sizeof(table), "brig_e%u", slot);
+	lib.nftnl_set_set_str(s, NFTNL_SET_TABLE, table);
+	lib.nftnl_set_set_str(s, NFTNL_SET_NAME, name);
+	lib.nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+	lib.nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, (uint32_t)len);
+	if (ttl)
+		lib.nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT, (uint64_t)ttl * 1000);
+	lib.nftnl_set_elem_add(s, e);
+	return s;
+}
+
+/* Append a message of @type for @s to the batch in @buf at *@len. */
+static void append(struct brig_egress_learn *l, char *buf, size_t *len, uint16_t type,
+                   uint16_t flags, struct nftnl_set *s)
+{
+	struct nlmsghdr *h =
+	    lib.nftnl_nlmsg_build_hdr(buf + *len, type, NFPROTO_INET, flags | NLM_F_ACK, ++l->seq);
+
+	lib.nftnl_set_elems_nlmsg_build_payload(h, s);
+	*len += NLMSG_ALIGN(h->nlmsg_len);
+	lib.nftnl_set_free(s);
+}
+
+/* Every message of the batch acked (@acks of them), or the first error. */
+static int read_acks(struct brig_egress_learn *l, int acks)
+{
+	char buf[8192];
+
+	while (acks > 0) {
+		ssize_t n = recv(l->fd, buf, sizeof(buf), 0);
+		int len = (int)n;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len);
+		     h = NLMSG_NEXT(h, len)) {
+			const struct nlmsgerr *e = NLMSG_DATA(h);
+
+			if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				continue;
+			/* a failed batch says so once, for the message that failed */
+			if (e->error)
+				return e->error;
+			acks--;
+		}
+	}
+	return 0;
+}
+
+int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, int family, const uint8_t *addr,
+                      uint16_t port, uint32_t ttl, bool replace, struct brig_error *err)
+{
+	/* a concatenation's fields are each 4-byte aligned */
+	uint8_t key[20] = { 0 };
+	size_t alen = family == AF_INET ? 4 : 16, klen = alen + (port ? 4 : 0);
+	const char *set = family == AF_INET ? (port ? "learned_port" : "learned")
+	                                    : (port ? "learned6_port" : "learned6");
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[2048];
+	size_t len = 0;
+	int r;
+
+	/* what an earlier batch that failed may have left unread */
+	while (recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	memcpy(key, addr, alen);
+	if (port) {
+		uint16_t be = htons(port);
+
+		memcpy(key + alen, &be, 2);
+	}
+	len += NLMSG_ALIGN(lib.nftnl_batch_begin(buf, ++l->seq)->nlmsg_len);
+	/* an element there already keeps its timeout: it is replaced, in the
+	 * same transaction */
+	if (replace)
+		append(l, buf, &len, NFT_MSG_DELSETELEM, 0, one_element(slot, set, key, klen, 0));
+	append(l, buf, &len, NFT_MSG_NEWSETELEM, NLM_F_CREATE,
+	       one_element(slot, set, key, klen, ttl));
+	len += NLMSG_ALIGN(lib.nftnl_batch_end(buf + len, ++l->seq)->nlmsg_len);
+	if (sendto(l->fd, buf, len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return brig_error_setp(err, errno, "nftables: allow an address");
+	r = read_acks(l, replace ? 2 : 1);
+	if (r < 0)
+		return brig_error_setp(err, -r, "nftables: allow an address in set \"%s\"", set);
+	return 0;
+}
