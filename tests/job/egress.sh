@@ -426,7 +426,8 @@ t_allowed_name() {
 }
 
 # The job's network: eth0 with an address in 10.213.0.0/16 (/30), a
-# default route, a resolv.conf naming the host's end of the link.
+# default route, a resolv.conf naming the host's end of the link; the
+# result's egress object with --result - too.
 t_job_network() {
 	need_egress
 	# shellcheck disable=SC2016
@@ -439,6 +440,16 @@ t_job_network() {
 		"the job's default route"
 	assert_match "$(resolver_addr)" '^10\.213\.[0-9]+\.[0-9]+$' "the job's nameserver"
 	assert_eq "$(grep -c '^nameserver' <<<"$out")" 1 "nameserver lines in the job's resolv.conf"
+
+	# --result -: the result, with its egress object, on stdout (the job's
+	# stdout on stderr)
+	bj --rootfs "$ROOTFS" --network egress --allow allowed.test --result - -- \
+		netprobe -w "$WOK" tcp allowed.test 7
+	assert_rc 0
+	assert_eq "$err" "tcp allowed.test 7 ok 192.0.2.10" "the job's output"
+	assert_eq "$(jq -c '.egress | [.allowed > 0, .bytes_in > 0,
+		.bytes_out > 0, .denied_names, .denied_addresses]' <<<"$out" 2>&1)" '[true,true,true,[],[]]' \
+		"the result's egress object on stdout"
 	assert_egress_clean
 }
 
@@ -787,7 +798,9 @@ t_sigkill_gc() {
 	job_started || return
 	assert_ne "$(egress_left)" "" "the job's link and table while it runs"
 	kill -KILL "$BG_PID"
-	wait_exit "$BG_PID" 10
+	# (bash's "Killed" notice is the test's own doing: not in the log)
+	{ wait_exit "$BG_PID" 10; } 2>/dev/null
+	assert_eq "$rc" 137 "brig's status after SIGKILL"
 	bj --gc
 	assert_rc 0
 	assert_eq "$err" "" "stderr of --gc"
