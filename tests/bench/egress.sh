@@ -1,0 +1,138 @@
+#!/bin/bash
+# tests/bench/egress.sh: what --network egress costs a job.
+#
+#   sudo tests/bench/egress.sh            RUNS=200 LOOKUPS=200 tests/bench/egress.sh
+#
+# In network and mount namespaces of its own (nothing of the host's
+# network is touched), with a fake upstream resolver (dnsmasq, in a
+# namespace of its own, answering allowed.test) named by a private
+# /etc/resolv.conf:
+#
+#   start    `brig job --network egress --allow allowed.test -- true`
+#            against `--network loopback -- true`, in one hyperfine run:
+#            the difference of the means (goal: at most 2 ms)
+#   lookup   LOOKUPS lookups of allowed.test (busybox nslookup -type=a)
+#            from inside a job: through brig's resolver (egress)
+#            against straight to the upstream (--network host): the
+#            difference per lookup (goal: at most 1 ms)
+#   rss      brig's peak RSS while an egress job runs, against a loopback
+#            job's
+#
+# It prints, never asserts (tests/bench/README.md).
+#
+# Environment: BRIG (default: the build's brig), RUNS (100), WARMUP (5),
+# LOOKUPS (100).
+set -u
+export LC_ALL=C
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BRIG=${BRIG:-$SRC/brig}
+RUNS=${RUNS:-100}
+WARMUP=${WARMUP:-5}
+LOOKUPS=${LOOKUPS:-100}
+
+note() { printf 'bench: %s\n' "$*"; }
+die() {
+	printf 'bench: %s\n' "$*" >&2
+	exit 1
+}
+
+[ "$(id -u)" -eq 0 ] || die "needs root"
+[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
+for c in hyperfine dnsmasq; do
+	command -v "$c" >/dev/null 2>&1 || {
+		pkg=$c
+		[ "$c" = dnsmasq ] && pkg=dnsmasq-base
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null 2>&1 ||
+			note "could not install $pkg"
+	}
+done
+command -v hyperfine >/dev/null 2>&1 || die "needs hyperfine"
+command -v dnsmasq >/dev/null 2>&1 || die "needs dnsmasq (dnsmasq-base)"
+
+# The rest runs in namespaces of its own: the host's network, resolvers
+# and mounts stay as they are.
+if [ -z "${BRIG_BENCH_EGRESS_INSIDE:-}" ]; then
+	exec env BRIG_BENCH_EGRESS_INSIDE=1 unshare --net --mount --propagation private \
+		bash "$0" "$@"
+fi
+
+W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-egress.XXXXXX") || die "mktemp"
+chmod 0755 "$W"
+up_pid='' dns_pid=''
+cleanup() {
+	[ -n "$dns_pid" ] && kill "$dns_pid" 2>/dev/null
+	[ -n "$up_pid" ] && kill "$up_pid" 2>/dev/null
+	wait 2>/dev/null
+	"$BRIG" --root "$W/root" job --gc >/dev/null 2>&1
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+# shellcheck source=../lib/rootfs.sh
+. "$SRC/tests/lib/rootfs.sh"
+brig_make_rootfs "$W/rootfs" >/dev/null || die "cannot make the rootfs"
+chmod -R go+rX "$W/rootfs"
+
+# the upstream: a namespace held by a sleeping process, a veth to it
+ip link set lo up
+unshare --net sleep infinity &
+up_pid=$!
+sleep 0.1
+ip link add up0 type veth peer name up1 netns "/proc/$up_pid/ns/net" || die "veth"
+ip addr add 198.51.100.1/24 dev up0
+ip link set up0 up
+nsenter --net="/proc/$up_pid/ns/net" sh -c '
+	ip link set lo up && ip addr add 198.51.100.53/24 dev up1 && ip link set up1 up &&
+	ip route add default via 198.51.100.1' || die "upstream"
+ip route add default via 198.51.100.53
+nsenter --net="/proc/$up_pid/ns/net" dnsmasq --keep-in-foreground --no-resolv --no-hosts \
+	--listen-address=198.51.100.53 --bind-interfaces --user=root --pid-file= \
+	--address=/allowed.test/192.0.2.10 --log-facility=- >/dev/null 2>&1 &
+dns_pid=$!
+echo "nameserver 198.51.100.53" >"$W/resolv.conf"
+mount --bind "$W/resolv.conf" /etc/resolv.conf || die "resolv.conf"
+sleep 0.3
+
+J=("$BRIG" --root "$W/root" job --rootfs "$W/rootfs")
+
+echo "== start: egress against loopback, \`true\`, $RUNS runs each"
+hyperfine -N --warmup "$WARMUP" --runs "$RUNS" --export-json "$W/start.json" \
+	"${J[*]} --network loopback -- true" \
+	"${J[*]} --network egress --allow allowed.test -- true" >/dev/null 2>&1 ||
+	die "hyperfine failed"
+read -r lo eg < <(jq -r '[.results[].mean * 1000] | "\(.[0]) \(.[1])"' "$W/start.json")
+awk -v l="$lo" -v e="$eg" 'BEGIN {
+	printf "loopback %.2f ms, egress %.2f ms: egress costs %.2f ms more (goal: at most 2), %.2fx\n",
+		l, e, e - l, e / l }'
+
+echo "== lookup: $LOOKUPS lookups of allowed.test from inside a job, less the same job without them"
+# busybox's date has no %N: each job is timed from outside, with its
+# lookups and without, through brig's resolver (the job's resolv.conf
+# names it) and straight to the upstream (--network host)
+# (hyperfine -N splits each command as a shell would: the loops are quoted)
+# shellcheck disable=SC2016
+via='i=0; while [ $i -lt $0 ]; do nslookup -type=a allowed.test >/dev/null || exit 1; i=$((i+1)); done'
+# shellcheck disable=SC2016
+direct='i=0; while [ $i -lt $0 ]; do nslookup -type=a allowed.test 198.51.100.53 >/dev/null || exit 1; i=$((i+1)); done'
+LRUNS=${LOOKUP_RUNS:-10}
+hyperfine -N --warmup 2 --runs "$LRUNS" --export-json "$W/lookup.json" \
+	"${J[*]} --network egress --allow allowed.test -- sh -c '$via' $LOOKUPS" \
+	"${J[*]} --network egress --allow allowed.test -- sh -c '$via' 0" \
+	"${J[*]} --network host -- sh -c '$direct' $LOOKUPS" \
+	"${J[*]} --network host -- sh -c '$direct' 0" >/dev/null 2>&1 ||
+	note "a lookup loop failed"
+if [ -s "$W/lookup.json" ]; then
+	jq -r '[.results[].mean * 1000] | "\(.[0]) \(.[1]) \(.[2]) \(.[3])"' "$W/lookup.json" |
+		awk -v n="$LOOKUPS" '{ v = ($1 - $2) / n; d = ($3 - $4) / n
+			printf "through brig'"'"'s resolver %.3f ms, straight to the upstream %.3f ms: %.3f ms more a lookup (goal: at most 1)\n", v, d, v - d }'
+fi
+
+echo "== rss: brig's peak while a job runs"
+for net in loopback egress; do
+	"${J[@]}" --network "$net" -- sleep 1 >/dev/null 2>&1 &
+	p=$!
+	sleep 0.6
+	echo "$net: $(sed -n 's/^VmHWM:[[:space:]]*//p' "/proc/$p/status" 2>/dev/null)"
+	wait "$p"
+done
