@@ -188,8 +188,8 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 	                 "\t\ttype filter hook input priority filter - 10; policy accept;\n"
 	                 "\t\tiifname != \"%s\" return\n"
 	                 "\t\tip saddr %s ip daddr %s udp dport 53 accept\n"
-	                 "\t\tip daddr %s tcp dport 53 counter name dropped "
-	                 "reject with tcp reset\n"
+	                 "\t\tip daddr %s tcp dport 53 add @denied { ip daddr } "
+	                 "counter name dropped reject with tcp reset\n"
 	                 "\t\tjump deny\n\t}\n",
 	                 t->link, job, host, host);
 	brig_strbuf_addf(&b,
