@@ -67,8 +67,8 @@ static int claimed_start(struct job_source *s, struct job_run *run, struct brig_
 			return brig_error_wrap(err, "--copy-in");
 	/* the member's link gets the claim's rules, and its resolver */
 	if (o->network == BRIG_JOB_NET_EGRESS &&
-	    brig_egress_claim(&run->egress, c->claim.id, run->root.dir, o->allow, o->n_allow, err) <
-	        0)
+	    brig_egress_claim(&run->egress, c->claim.id, run->root.dir, run->pidfd, c->claim.m.pid,
+	                      o->allow, o->n_allow, err) < 0)
 		return brig_error_wrap(err, "--network egress");
 	if (brig_fault("job.handoff") < 0)
 		return brig_error_setp(err, errno, "hand the job over");

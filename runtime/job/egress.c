@@ -419,8 +419,8 @@ static int lock_member_slot(struct brig_egress *e, const char *id, bool alive,
 	return 0;
 }
 
-int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
-                      const char *const *allow, size_t n_allow, struct brig_error *err)
+int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir, int pidfd,
+                      pid_t pid, const char *const *allow, size_t n_allow, struct brig_error *err)
 {
 	struct brig_egress *e = *out = egress_new(allow, n_allow, err);
 
@@ -429,6 +429,10 @@ int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
 	if (member_slot(dir, &e->slot, err) < 0 || lock_member_slot(e, id, true, err) < 0)
 		return -1;
 	slot_addresses(e);
+	/* its namespace, held: the link's counters outlive the job's end */
+	e->netns = brig_netns_of(pidfd, pid, err);
+	if (e->netns < 0)
+		return -1;
 	/* the member's table, replaced whole by the claim's in one go */
 	if (brig_egress_nft_open(&e->nft, err) < 0 || make_table(e, err) < 0)
 		return -1;

@@ -243,12 +243,13 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 /*
  * A claim of pool member @id (its directory @dir) made with --network
  * egress: the member's slot (its record in @dir, the slot's file saying
- * it is @id's, its link there), the member's table replaced by one with
+ * it is @id's, its link there), its network namespace held (its init's,
+ * @pidfd/@pid), the member's table replaced by one with
  * the rules of @allow, and the resolver at brig's end.  *@out is set even
  * on failure: close it.
  */
-int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
-                      const char *const *allow, size_t n_allow, struct brig_error *err);
+int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir, int pidfd,
+                      pid_t pid, const char *const *allow, size_t n_allow, struct brig_error *err);
 /* Pool member @id (its directory @dir) is gone: its link, its table,
  * its slot, if the slot is still its own. */
 void brig_egress_member_gone(const char *id, const char *dir);
