@@ -502,7 +502,8 @@ int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, stru
 	const struct brig_egress_dns_stats *s = e->dns ? brig_egress_dns_stats(e->dns) : &none;
 	struct brig_egress_figures *f = &e->figures;
 	uint64_t rx = 0, tx = 0;
-	int ret = brig_egress_nft_figures(e->nft, e->slot, f, err);
+	int ret = e->learner ? brig_egress_learn_figures(e->learner, e->slot, f, err)
+	                     : brig_error_set(err, "no figures: the job's resolver never ran");
 
 	/* brig's end received what the job sent (the job's namespace, held,
 	 * keeps the link) */

@@ -11,7 +11,8 @@
  *                   parses the names and the answers)
  *   egress_nft.c    the job's nftables table (libnftables): what leaves the
  *                   job's link, what is counted, what is masqueraded
- *   egress_learn.c  an answer's addresses into the table's sets (libnftnl)
+ *   egress_learn.c  an answer's addresses into the table's sets, and the
+ *                   result's figures out of it (libnftnl)
  *   egress.c        a job's egress across its life: its slot, its link
  *                   (linux/veth.h), its table, its resolver, its figures,
  *                   and what a dead brig left (gc)
@@ -207,8 +208,6 @@ struct brig_egress_figures {
 	char *denied_addresses[BRIG_EGRESS_ADDRS_KEPT]; /* heap */
 	size_t n_denied_addresses;
 };
-int brig_egress_nft_figures(struct brig_egress_nft *n, unsigned slot, struct brig_egress_figures *f,
-                            struct brig_error *err);
 /* The slot's table gone; none there is no error. */
 int brig_egress_nft_remove(struct brig_egress_nft *n, unsigned slot, struct brig_error *err);
 
@@ -224,6 +223,9 @@ void brig_egress_learn_free(struct brig_egress_learn *l);
  * timeout is renewed (deleted and added in one transaction). */
 int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, int family, const uint8_t *addr,
                       uint16_t port, uint32_t ttl, bool replace, struct brig_error *err);
+/* Slot @slot's table's figures, asked of that table alone. */
+int brig_egress_learn_figures(struct brig_egress_learn *l, unsigned slot,
+                              struct brig_egress_figures *f, struct brig_error *err);
 
 /* ---------------------------------------------------------- egress.c */
 
