@@ -43,6 +43,7 @@
 #include "linux/veth.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/log.h"
 
@@ -351,6 +352,8 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 		return -1;
 	if (brig_egress_nft_open(&e->nft, err) < 0 || claim_slot(e, id, err) < 0)
 		return -1;
+	if (brig_fault("egress.slot") < 0)
+		return brig_error_setp(err, errno, "egress slot %u", e->slot);
 	e->member = member;
 	slot_addresses(e);
 	if (scrub_slot(e->nft, e->slot, err) < 0)
@@ -358,6 +361,8 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 	/* the table first: the link is never without it */
 	if (make_table(e, err) < 0 || forwarding(err) < 0)
 		return -1;
+	if (brig_fault("egress.table") < 0)
+		return brig_error_setp(err, errno, "egress table %u", e->slot);
 	/* the slot, for a claim of the member */
 	if (member) {
 		char text[16];
@@ -471,6 +476,8 @@ int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_er
 		return -1;
 	if (brig_veth_create_in(e->link, e->host, e->netns, "eth0", e->job, 30, err) < 0)
 		return brig_error_wrap(err, "the job's link");
+	if (brig_fault("egress.link") < 0)
+		return brig_error_setp(err, errno, "the job's link");
 	if (!e->member)
 		return resolve(e, err);
 	/* a member's slot is its link's from now on (the init, cloned with
