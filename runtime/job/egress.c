@@ -133,8 +133,14 @@ static int open_slot_dir(bool make, struct brig_error *err)
 	return fd;
 }
 
-static int claim_slot(struct brig_egress *e, const char *owner, struct brig_error *err)
+/* What a slot's file says of its owner: "job ID" (a brig holds the lock
+ * while the job lives) or "member ID" (its link holds the slot). */
+#define OWNER_JOB "job "
+#define OWNER_MEMBER "member "
+
+static int claim_slot(struct brig_egress *e, const char *id, bool member, struct brig_error *err)
 {
+	_cleanup_free_ char *owner = brig_xasprintf("%s%s", member ? OWNER_MEMBER : OWNER_JOB, id);
 	_cleanup_close_ int dirfd = open_slot_dir(true, err);
 	uint32_t start = 0;
 
@@ -350,7 +356,7 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 
 	if (brig_error_is_set(err))
 		return -1;
-	if (brig_egress_nft_open(&e->nft, err) < 0 || claim_slot(e, id, err) < 0)
+	if (brig_egress_nft_open(&e->nft, err) < 0 || claim_slot(e, id, member, err) < 0)
 		return -1;
 	if (brig_fault("egress.slot") < 0)
 		return brig_error_setp(err, errno, "egress slot %u", e->slot);
@@ -399,6 +405,7 @@ static int lock_member_slot(struct brig_egress *e, const char *id, bool alive,
                             struct brig_error *err)
 {
 	_cleanup_close_ int dirfd = open_slot_dir(false, err);
+	_cleanup_free_ char *want = brig_xasprintf("%s%s", OWNER_MEMBER, id);
 	char name[16], owner[256];
 	ssize_t n;
 	int fd;
@@ -418,7 +425,8 @@ static int lock_member_slot(struct brig_egress *e, const char *id, bool alive,
 	}
 	n = pread(fd, owner, sizeof(owner) - 1, 0);
 	owner[n > 0 ? n : 0] = '\0';
-	if (!still_named(dirfd, name, fd) || strcmp(owner, id) || (alive && !slot_in_use(e->slot)))
+	if (!still_named(dirfd, name, fd) || strcmp(owner, want) ||
+	    (alive && !slot_in_use(e->slot)))
 		return brig_error_set(err, "egress slot %u is not pool member \"%s\"'s", e->slot,
 		                      id);
 	return 0;
@@ -565,6 +573,16 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 	return r;
 }
 
+/* Whether the slot whose file is @fd (locked by the caller) was a job's:
+ * its brig is gone, and its link goes with its job, which dies with it. */
+static bool dead_job(int fd)
+{
+	char owner[sizeof(OWNER_JOB)] = "";
+
+	return pread(fd, owner, sizeof(owner) - 1, 0) == sizeof(owner) - 1 &&
+	       !strcmp(owner, OWNER_JOB);
+}
+
 int brig_egress_gc(struct brig_error *err)
 {
 	_cleanup_closedir_ DIR *d = NULL;
@@ -591,11 +609,12 @@ int brig_egress_gc(struct brig_error *err)
 		if (fd < 0)
 			continue;
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_named(dirfd, de->d_name, fd) ||
-		    slot_in_use((unsigned)n)) {
+		    (slot_in_use((unsigned)n) && !dead_job(fd))) {
 			close(fd);
 			continue;
 		}
-		/* a dead owner's: what it left here, then its file */
+		/* a dead owner's: what it left here (a dead job's link too, which
+		 * its dying namespace would take a moment later), then its file */
 		if ((!nft && brig_egress_nft_open(&nft, err) < 0) ||
 		    scrub_slot(nft, (unsigned)n, err) < 0) {
 			close(fd);

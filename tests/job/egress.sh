@@ -362,11 +362,16 @@ egress_left() {
 # namespace, which the kernel tears down in its own time (a workqueue,
 # an RCU grace period): brig does not wait for it, the test waits 5 s.
 assert_egress_clean() {
+	assert_no_egress "$@"
+	assert_clean "$@"
+}
+
+# assert_no_egress [WHEN]: no table now, no link 5 s on (as above).
+assert_no_egress() {
 	nft list tables 2>&1 | awk '$NF ~ /^brig_e/ { print "table " $0 }' >"$T/tables-left"
 	assert_eq "$(cat "$T/tables-left")" "" "egress tables left${1:+ $1}"
 	wait_until 5 eval '[ -z "$(egress_left)" ]'
 	assert_eq "$(egress_left)" "" "egress links and tables left${1:+ $1} (5 s on)"
-	assert_clean "$@"
 }
 
 # host_net: the host's links, addresses, routes and nftables ruleset
@@ -904,7 +909,7 @@ t_pool() {
 	blocked tcp 192.0.2.10 7
 	run_cmd "$BRIG" --root "$T/root" pool destroy eg
 	assert_rc 0
-	assert_eq "$(egress_left)" "" "egress links and tables after pool destroy"
+	assert_no_egress "after pool destroy"
 }
 
 tap_test "the fake internet answers the host (by name, TCP, UDP, IPv6)" t_fake
