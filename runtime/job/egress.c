@@ -76,7 +76,7 @@ struct brig_egress {
 	struct sockaddr_storage up[3]; /* the host's resolvers */
 	size_t n_up;
 	int netns; /* the job's, held so that its link outlives the job until close */
-	bool table;
+	bool table, linked;
 	bool member;                        /* a pool member's: no resolver until a claim */
 	struct brig_egress_figures figures; /* the result's, read at the end */
 	char *resolv_conf;                  /* heap: the job's resolv.conf, in its directory */
@@ -442,6 +442,7 @@ int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
 	if (member_slot(dir, &e->slot, err) < 0 || lock_member_slot(e, id, true, err) < 0)
 		return -1;
 	slot_addresses(e);
+	e->linked = true;
 	/* its namespace, held: the link's counters outlive the job's end */
 	e->netns = brig_netns_of(pidfd, pid, err);
 	if (e->netns < 0)
@@ -464,7 +465,7 @@ void brig_egress_member_gone(const char *id, const char *dir)
 	    lock_member_slot(e, id, false, &ignored) == 0 &&
 	    brig_egress_nft_open(&e->nft, &ignored) == 0) {
 		slot_addresses(e);
-		e->table = true;
+		e->linked = e->table = true;
 	}
 	brig_error_release(&ignored);
 	if (brig_egress_close(e, &ignored) < 0)
@@ -484,6 +485,7 @@ int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_er
 		return -1;
 	if (brig_veth_create_in(e->link, e->host, e->netns, "eth0", e->job, 30, err) < 0)
 		return brig_error_wrap(err, "the job's link");
+	e->linked = true;
 	if (brig_fault("egress.link") < 0)
 		return brig_error_setp(err, errno, "the job's link");
 	if (!e->member)
@@ -548,13 +550,16 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 		brig_egress_dns_free(e->dns);
 	if (e->listen >= 0)
 		close(e->listen);
-	/* the link is not deleted: it goes with the job's network namespace,
-	 * in the kernel's own time (a deletion here would wait 16 ms for an
-	 * RCU grace period, holding the RTNL lock every other job needs);
-	 * until then the slot stays taken by it */
+	/* the link first, then its table: never the one without the other.
+	 * It is deleted, not left to go with the job's namespace: a socket
+	 * the job left closing (FIN_WAIT, LAST_ACK) keeps that namespace, and
+	 * its link, alive for minutes.  (The deletion waits for an RCU grace
+	 * period, 16 ms here.) */
+	if (e->linked && brig_link_delete(e->link, err) < 0)
+		r = -1;
 	if (e->netns >= 0)
 		close(e->netns);
-	if (e->table && brig_egress_nft_remove(e->nft, e->slot, err) < 0)
+	if (r == 0 && e->table && brig_egress_nft_remove(e->nft, e->slot, err) < 0)
 		r = -1;
 	/* what failed stays in the slot: the next owner or gc removes it */
 	if (r == 0)
