@@ -542,6 +542,7 @@ int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, stru
 
 int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 {
+	struct brig_error ignored = BRIG_ERROR_INIT;
 	int r = 0;
 
 	if (!e)
@@ -550,17 +551,23 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 		brig_egress_dns_free(e->dns);
 	if (e->listen >= 0)
 		close(e->listen);
-	/* the link first, then its table: never the one without the other.
-	 * It is deleted, not left to go with the job's namespace: a socket
-	 * the job left closing (FIN_WAIT, LAST_ACK) keeps that namespace, and
-	 * its link, alive for minutes.  (The deletion waits for an RCU grace
-	 * period, 16 ms here.) */
-	if (e->linked && brig_link_delete(e->link, err) < 0)
+	/* The table, then the link.  Both wait for RCU grace periods: the
+	 * table's destruction is deferred work that the release of any
+	 * netfilter socket (brig's own, at its exit) waits for, and the
+	 * link's deletion waits for its own; in this order they overlap.
+	 * Nothing of the job is left to send in between: its processes are
+	 * gone (a claimed member's init, brig's own code, only reports), and
+	 * a socket it left closing retransmits only within a flow the table
+	 * had let through.  The link is deleted, not left to the job's
+	 * namespace: such a socket keeps that namespace, and the link, alive
+	 * for minutes. */
+	if (e->table && brig_egress_nft_remove(e->nft, e->slot, err) < 0)
 		r = -1;
+	if (e->linked && brig_link_delete(e->link, r < 0 ? &ignored : err) < 0)
+		r = -1;
+	brig_error_release(&ignored);
 	if (e->netns >= 0)
 		close(e->netns);
-	if (r == 0 && e->table && brig_egress_nft_remove(e->nft, e->slot, err) < 0)
-		r = -1;
 	/* what failed stays in the slot: the next owner or gc removes it */
 	if (r == 0)
 		release_slot(e);
