@@ -59,6 +59,13 @@ skip_all() {
 tap_test() {
 	local name=$1 rc leaked
 	shift
+	# BRIG_TEST_ONLY=TAG (a list of the vm layer): only the tests given
+	# TAG in TAP_TAGS (`TAP_TAGS=cgroup tap_test ...`) run; the others
+	# are left out of the plan, and tap_done says how many
+	if [ -n "${BRIG_TEST_ONLY:-}" ] && [[ " ${TAP_TAGS:-} " != *" $BRIG_TEST_ONLY "* ]]; then
+		_tap_left_out=$((${_tap_left_out:-0} + 1))
+		return
+	fi
 	_tap_n=$((_tap_n + 1))
 	# BRIG_TEST_MATCH=REGEX (a developer's aid): only the tests whose
 	# names match run; the others are skipped, saying so
@@ -141,6 +148,8 @@ _tap_body() {
 # tap_done: print the plan; the exit status is always 0 (failures are in
 # the "not ok" lines, a non-zero status would count them twice).
 tap_done() {
+	[ "${_tap_left_out:-0}" -eq 0 ] ||
+		diag "$_tap_left_out test(s) without the tag $BRIG_TEST_ONLY left out (BRIG_TEST_ONLY)"
 	echo "1..$_tap_n"
 	exit 0
 }
