@@ -146,6 +146,14 @@ static int check_egress(const struct brig_job_opts *o, struct brig_error *err)
 	}
 	if (brig_egress_rules_parse(o->allow, o->n_allow, &rules, err) < 0)
 		return -1;
+	for (size_t i = 0; i < rules.n; i++)
+		if (rules.v[i].kind == BRIG_EGRESS_NET6) {
+			brig_egress_rules_release(&rules);
+			return brig_error_usage(err,
+			                        "--allow \"%s\": IPv6 is not routed in egress mode "
+			                        "(IPv4 only)",
+			                        o->allow[i]);
+		}
 	brig_egress_rules_release(&rules);
 	return 0;
 }

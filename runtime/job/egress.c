@@ -48,6 +48,8 @@
 #include "util/log.h"
 
 #define SLOT_DIR "/run/brig-egress"
+/* The links' IPv6 network, fd62:7269:6700::/96 (egress.h). */
+static const uint8_t LINK6[16] = { 0xfd, 0x62, 0x72, 0x69, 0x67 };
 /* A learned address is allowed this long at least and at most, whatever
  * its answer's TTL says. */
 #define TTL_FLOOR 30u
@@ -67,6 +69,7 @@ struct brig_egress {
 	int slot_fd; /* locked while the slot is ours */
 	char link[16], peer[16];
 	uint8_t host[4], job[4];
+	struct brig_veth_addr6 v6; /* the link's IPv6 addresses */
 	struct brig_egress_rules rules;
 	struct brig_egress_nft *nft;
 	struct brig_egress_learn *learner;
@@ -321,6 +324,14 @@ static void slot_addresses(struct brig_egress *e)
 		e->host[i] = (uint8_t)((base + 1) >> (24 - 8 * i));
 		e->job[i] = (uint8_t)((base + 2) >> (24 - 8 * i));
 	}
+	/* the same slot's /126 of LINK6 */
+	memcpy(e->v6.host, LINK6, 16);
+	memcpy(e->v6.inside, e->v6.host, 16);
+	for (int i = 0; i < 4; i++) {
+		e->v6.host[12 + i] = (uint8_t)((e->slot * 4 + 1) >> (24 - 8 * i));
+		e->v6.inside[12 + i] = (uint8_t)((e->slot * 4 + 2) >> (24 - 8 * i));
+	}
+	e->v6.prefix = 126;
 }
 
 static int make_table(struct brig_egress *e, struct brig_error *err)
@@ -483,7 +494,7 @@ int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_er
 	e->netns = brig_netns_of(pidfd, pid, err);
 	if (e->netns < 0)
 		return -1;
-	if (brig_veth_create_in(e->link, e->host, e->netns, "eth0", e->job, 30, err) < 0)
+	if (brig_veth_create_in(e->link, e->host, e->netns, "eth0", e->job, 30, &e->v6, err) < 0)
 		return brig_error_wrap(err, "the job's link");
 	e->linked = true;
 	if (brig_fault("egress.link") < 0)

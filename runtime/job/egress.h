@@ -98,6 +98,10 @@ bool brig_egress_learnable6(const uint8_t a[16]);
 #define BRIG_EGRESS_NET_A 10
 #define BRIG_EGRESS_NET_B 213 /* 10.213.0.0/16 */
 #define BRIG_EGRESS_SLOTS 16384
+/* The links' IPv6 addresses: the same slot's /126 at the end of a ULA
+ * /96 of brig's, fd62:7269:6700::/96 (egress.c).  IPv6 is not routed: the
+ * job has an address and a default route only so that what it sends over
+ * IPv6 reaches brig's end, to be refused and counted there. */
 
 /* ---------------------------------------------------------- egress_dns.c */
 
@@ -218,9 +222,10 @@ struct brig_egress_learn;
 /* A netfilter socket for the learned sets (libnftnl loaded on first use). */
 int brig_egress_learn_open(struct brig_egress_learn **out, struct brig_error *err);
 void brig_egress_learn_free(struct brig_egress_learn *l);
-/* @addr (@family's) allowed on @port (0: any) for @ttl seconds in slot
- * @slot's table; with @replace the element is there already and its
- * timeout is renewed (deleted and added in one transaction). */
+/* @addr (@family's: AF_INET, IPv6 is not routed) allowed on @port (0:
+ * any) for @ttl seconds in slot @slot's table; with @replace the element
+ * is there already and its timeout is renewed (deleted and added in one
+ * transaction). */
 int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, int family, const uint8_t *addr,
                       uint16_t port, uint32_t ttl, bool replace, struct brig_error *err);
 /* Slot @slot's table's figures, asked of that table alone. */

@@ -184,14 +184,17 @@ int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, int family, co
                       uint16_t port, uint32_t ttl, bool replace, struct brig_error *err)
 {
 	/* a concatenation's fields are each 4-byte aligned */
-	uint8_t key[20] = { 0 };
-	size_t alen = family == AF_INET ? 4 : 16, klen = alen + (port ? 4 : 0);
-	const char *set = family == AF_INET ? (port ? "learned_port" : "learned")
-	                                    : (port ? "learned6_port" : "learned6");
+	uint8_t key[8] = { 0 };
+	size_t alen = 4, klen = alen + (port ? 4 : 0);
+	const char *set = port ? "learned_port" : "learned";
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char buf[2048];
 	size_t len = 0;
 	int r;
+
+	/* IPv6 is not routed (egress_nft.c): the table has no set for it */
+	if (family != AF_INET)
+		return brig_error_setp(err, EAFNOSUPPORT, "nftables: allow an IPv6 address");
 
 	/* what an earlier batch that failed may have left unread */
 	while (recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)

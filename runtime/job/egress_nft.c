@@ -138,14 +138,13 @@ static int run(struct brig_egress_nft *n, const char *cmd, const char *what, str
 
 #define TABLE "inet brig_e%u"
 
-/* A CIDR rule's match, after "ct state new " (NET4 and NET6 alike). */
+/* A CIDR rule's match (NET4: IPv6 is not routed). */
 static void cidr_rule(struct brig_strbuf *b, const struct brig_egress_rule *r)
 {
-	char text[INET6_ADDRSTRLEN];
-	bool v4 = r->kind == BRIG_EGRESS_NET4;
+	char text[INET_ADDRSTRLEN];
 
-	inet_ntop(v4 ? AF_INET : AF_INET6, r->addr, text, sizeof(text));
-	brig_strbuf_addf(b, "\t\tct state new %s daddr %s/%u ", v4 ? "ip" : "ip6", text, r->prefix);
+	inet_ntop(AF_INET, r->addr, text, sizeof(text));
+	brig_strbuf_addf(b, "\t\tct state new ip daddr %s/%u ", text, r->prefix);
 	if (r->port)
 		brig_strbuf_addf(b, "meta l4proto { tcp, udp } th dport %u ", r->port);
 	brig_strbuf_addf(b, "counter name allowed accept\n");
@@ -167,13 +166,9 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 	brig_strbuf_addf(&b,
 	                 "\tset learned { type ipv4_addr; flags timeout; }\n"
 	                 "\tset learned_port { type ipv4_addr . inet_service; flags timeout; }\n"
-	                 "\tset learned6 { type ipv6_addr; flags timeout; }\n"
-	                 "\tset learned6_port { type ipv6_addr . inet_service; flags timeout; }\n"
 	                 "\tset never { type ipv4_addr; flags interval; elements = { "
 	                 "0.0.0.0/8, 127.0.0.0/8, 169.254.0.0/16, 224.0.0.0/3, "
 	                 "%d.%d.0.0/16 } }\n"
-	                 "\tset never6 { type ipv6_addr; flags interval; elements = { "
-	                 "::/127, ::ffff:0:0/96, fe80::/10, ff00::/8 } }\n"
 	                 "\tset denied { type ipv4_addr; size %d; flags dynamic; }\n"
 	                 "\tset denied6 { type ipv6_addr; size %d; flags dynamic; }\n"
 	                 "\tcounter allowed { }\n\tcounter dropped { }\n",
@@ -183,10 +178,27 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 	                     "\t\tmeta nfproto ipv4 add @denied { ip daddr }\n"
 	                     "\t\tmeta nfproto ipv6 add @denied6 { ip6 daddr }\n"
 	                     "\t\tcounter name dropped drop\n\t}\n");
+	/* IPv6 is not routed: what the job sends over it is refused and
+	 * counted before routing (with forwarding off the kernel would drop
+	 * it unseen); neighbour discovery with brig's end, which the job
+	 * needs to send anything, passes, and the rest of the link's own
+	 * multicast (MLD reports) is dropped uncounted: no attempt to reach
+	 * anyone */
+	brig_strbuf_addf(&b,
+	                 "\tchain pre {\n"
+	                 "\t\ttype filter hook prerouting priority filter - 10; policy accept;\n"
+	                 "\t\tiifname != \"%s\" return\n"
+	                 "\t\tmeta nfproto ipv4 return\n"
+	                 "\t\ticmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } "
+	                 "ip6 hoplimit 255 return\n"
+	                 "\t\tip6 daddr ff02::/16 drop\n"
+	                 "\t\tjump deny\n\t}\n",
+	                 t->link);
 	brig_strbuf_addf(&b,
 	                 "\tchain in {\n"
 	                 "\t\ttype filter hook input priority filter - 10; policy accept;\n"
 	                 "\t\tiifname != \"%s\" return\n"
+	                 "\t\tmeta nfproto ipv6 accept\n"
 	                 "\t\tip saddr %s ip daddr %s udp dport 53 accept\n"
 	                 "\t\tip daddr %s tcp dport 53 add @denied { ip daddr } "
 	                 "counter name dropped reject with tcp reset\n"
@@ -201,21 +213,14 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 	                 "\t\tip saddr != %s jump deny\n"
 	                 "\t\tct state established,related accept\n"
 	                 "\t\tip daddr @never jump deny\n"
-	                 "\t\tip6 daddr @never6 jump deny\n"
 	                 "\t\tct state new ip daddr @learned counter name allowed accept\n"
 	                 "\t\tct state new ip daddr . tcp dport @learned_port "
 	                 "counter name allowed accept\n"
 	                 "\t\tct state new ip daddr . udp dport @learned_port "
-	                 "counter name allowed accept\n"
-	                 "\t\tct state new ip6 daddr @learned6 counter name allowed accept\n"
-	                 "\t\tct state new ip6 daddr . tcp dport @learned6_port "
-	                 "counter name allowed accept\n"
-	                 "\t\tct state new ip6 daddr . udp dport @learned6_port "
 	                 "counter name allowed accept\n",
 	                 t->link, t->link, t->link, job);
 	for (size_t i = 0; t->rules && i < t->rules->n; i++)
-		if (t->rules->v[i].kind == BRIG_EGRESS_NET4 ||
-		    t->rules->v[i].kind == BRIG_EGRESS_NET6)
+		if (t->rules->v[i].kind == BRIG_EGRESS_NET4)
 			cidr_rule(&b, &t->rules->v[i]);
 	brig_strbuf_addf(&b, "\t\tjump deny\n\t}\n");
 	brig_strbuf_addf(&b,

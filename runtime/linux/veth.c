@@ -4,6 +4,7 @@
 #include "config.h"
 #include "linux/veth.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
@@ -108,27 +109,37 @@ static int del_link(int fd, int index, const char *name)
 	return brig_nl_talk(fd, &r, NULL, NULL);
 }
 
-static int add_addr4(int fd, int index, const uint8_t addr[4], unsigned prefix)
+/* @addr/@prefix (@family's: 4 or 16 bytes) on the link @index; IPv6 ones
+ * without duplicate address detection (IFA_F_NODAD: usable at once). */
+static int add_addr(int fd, int family, int index, const uint8_t *addr, unsigned prefix)
 {
 	struct ifaddrmsg m = {
-		.ifa_family = AF_INET,
+		.ifa_family = (uint8_t)family,
 		.ifa_prefixlen = (uint8_t)prefix,
+		.ifa_flags = family == AF_INET6 ? IFA_F_NODAD : 0,
 		.ifa_scope = RT_SCOPE_UNIVERSE,
 		.ifa_index = (unsigned)index,
 	};
+	size_t len = family == AF_INET6 ? 16 : 4;
 	struct brig_nl_req r;
 
 	/* the same address again is no error (REPLACE) */
 	brig_nl_init(&r, RTM_NEWADDR, NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, &m, sizeof(m));
-	brig_nl_attr(&r, IFA_LOCAL, addr, 4);
-	brig_nl_attr(&r, IFA_ADDRESS, addr, 4);
+	brig_nl_attr(&r, IFA_LOCAL, addr, len);
+	brig_nl_attr(&r, IFA_ADDRESS, addr, len);
 	return brig_nl_talk(fd, &r, NULL, NULL);
 }
 
-static int default_route4(int fd, int index, const uint8_t gw[4])
+static int add_addr4(int fd, int index, const uint8_t addr[4], unsigned prefix)
+{
+	return add_addr(fd, AF_INET, index, addr, prefix);
+}
+
+/* The default route of @family via @gw on the link @index. */
+static int default_route(int fd, int family, int index, const uint8_t *gw)
 {
 	struct rtmsg m = {
-		.rtm_family = AF_INET,
+		.rtm_family = (uint8_t)family,
 		.rtm_table = RT_TABLE_MAIN,
 		.rtm_protocol = RTPROT_BOOT,
 		.rtm_scope = RT_SCOPE_UNIVERSE,
@@ -138,9 +149,16 @@ static int default_route4(int fd, int index, const uint8_t gw[4])
 	struct brig_nl_req r;
 
 	brig_nl_init(&r, RTM_NEWROUTE, NLM_F_ACK | NLM_F_CREATE | NLM_F_EXCL, &m, sizeof(m));
-	brig_nl_attr(&r, RTA_GATEWAY, gw, 4);
+	brig_nl_attr(&r, RTA_GATEWAY, gw, family == AF_INET6 ? 16 : 4);
 	brig_nl_attr(&r, RTA_OIF, &oif, sizeof(oif));
 	return brig_nl_talk(fd, &r, NULL, NULL);
+}
+
+/* Whether a failure to add an IPv6 address says that IPv6 is off there
+ * (ipv6.disable=1, or disable_ipv6 on the link): then the link has none. */
+static bool ipv6_off(int e)
+{
+	return e == EAFNOSUPPORT || e == EOPNOTSUPP || e == EACCES;
 }
 
 static int check_name(const char *what, const char *name, struct brig_error *err)
@@ -231,8 +249,10 @@ int brig_veth_create(const char *host, const char *peer, struct brig_error *err)
  * into the namespace of @fd: no IPv6 address of its making, its address,
  * up, the default route (its prefix's route the kernel adds itself). */
 static int settle(int fd, const char *inside, const uint8_t addr[4], unsigned prefix,
-                  const uint8_t gw[4], struct brig_error *err)
+                  const uint8_t gw[4], const struct brig_veth_addr6 *v6, struct brig_error *err)
 {
+	char text[INET6_ADDRSTRLEN];
+
 	struct brig_nl_link l;
 
 	if (brig_nl_get_link(fd, inside, &l) < 0)
@@ -246,9 +266,23 @@ static int settle(int fd, const char *inside, const uint8_t addr[4], unsigned pr
 		                       A4(addr), prefix, inside);
 	if (brig_nl_set_up(fd, l.index) < 0)
 		return brig_error_setp(err, errno, "set link \"%s\" up", inside);
-	if (default_route4(fd, l.index, gw) < 0)
+	if (default_route(fd, AF_INET, l.index, gw) < 0)
 		return brig_error_setp(err, errno, "default route via %u.%u.%u.%u on link \"%s\"",
 		                       A4(gw), inside);
+	if (!v6)
+		return 0;
+	if (add_addr(fd, AF_INET6, l.index, v6->inside, v6->prefix) < 0) {
+		if (ipv6_off(errno))
+			return 0;
+		inet_ntop(AF_INET6, v6->inside, text, sizeof(text));
+		return brig_error_setp(err, errno, "add address %s/%u to link \"%s\"", text,
+		                       v6->prefix, inside);
+	}
+	if (default_route(fd, AF_INET6, l.index, v6->host) < 0) {
+		inet_ntop(AF_INET6, v6->host, text, sizeof(text));
+		return brig_error_setp(err, errno, "default route via %s on link \"%s\"", text,
+		                       inside);
+	}
 	return 0;
 }
 
@@ -284,7 +318,7 @@ int brig_veth_give(const char *peer, int nsfd, const char *inside, const uint8_t
 		                inside);
 		goto fail;
 	}
-	if (settle(ctr, inside, addr, prefix, gw, err) < 0)
+	if (settle(ctr, inside, addr, prefix, gw, NULL, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -298,8 +332,10 @@ fail:
 /* ------------------------------------------------------------ create in */
 
 int brig_veth_create_in(const char *host, const uint8_t host_addr[4], int nsfd, const char *inside,
-                        const uint8_t addr[4], unsigned prefix, struct brig_error *err)
+                        const uint8_t addr[4], unsigned prefix, const struct brig_veth_addr6 *v6,
+                        struct brig_error *err)
 {
+	char text[INET6_ADDRSTRLEN];
 	_cleanup_close_ int fd = -1;
 	_cleanup_close_ int ctr = -1;
 	struct brig_nl_link l;
@@ -330,11 +366,20 @@ int brig_veth_create_in(const char *host, const uint8_t host_addr[4], int nsfd, 
 		                A4(host_addr), prefix, host);
 		goto fail;
 	}
+	if (v6 && add_addr(fd, AF_INET6, l.index, v6->host, v6->prefix) < 0) {
+		if (!ipv6_off(errno)) {
+			inet_ntop(AF_INET6, v6->host, text, sizeof(text));
+			brig_error_setp(err, errno, "add address %s/%u to link \"%s\"", text,
+			                v6->prefix, host);
+			goto fail;
+		}
+		v6 = NULL; /* IPv6 is off here: none inside either */
+	}
 	if (brig_nl_set_up(fd, l.index) < 0) {
 		brig_error_setp(err, errno, "set link \"%s\" up", host);
 		goto fail;
 	}
-	if (settle(ctr, inside, addr, prefix, host_addr, err) < 0)
+	if (settle(ctr, inside, addr, prefix, host_addr, v6, err) < 0)
 		goto fail;
 	return 0;
 fail:

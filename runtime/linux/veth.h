@@ -49,16 +49,27 @@ int brig_link_addr4_up(const char *name, const uint8_t addr[4], unsigned prefix,
 int brig_veth_give(const char *peer, int nsfd, const char *inside, const uint8_t addr[4],
                    unsigned prefix, const uint8_t gw[4], struct brig_error *err);
 
+/* The IPv6 addresses of a pair's ends (/@prefix), @host's the gateway. */
+struct brig_veth_addr6 {
+	uint8_t host[16];
+	uint8_t inside[16];
+	unsigned prefix;
+};
+
 /*
  * A veth pair made at once across two namespaces: @host in brig's, with
  * @host_addr/@prefix and up, and @inside in the network namespace @nsfd,
  * with @addr/@prefix, up, and the default route via @host_addr; neither
- * end makes IPv6 addresses of its own.  Made there, the end costs no move
- * (the kernel's move of a link waits for an RCU grace period: 16 ms
- * here).  On failure nothing is left.
+ * end makes IPv6 addresses of its own.  With @v6, each end also has its
+ * IPv6 address (no duplicate address detection) and @inside the IPv6
+ * default route via @host's, unless IPv6 is off in either namespace (then
+ * neither has one).  Made there, the end costs no move (the kernel's move
+ * of a link waits for an RCU grace period: 16 ms here).  On failure
+ * nothing is left.
  */
 int brig_veth_create_in(const char *host, const uint8_t host_addr[4], int nsfd, const char *inside,
-                        const uint8_t addr[4], unsigned prefix, struct brig_error *err);
+                        const uint8_t addr[4], unsigned prefix, const struct brig_veth_addr6 *v6,
+                        struct brig_error *err);
 
 /* The byte counters of @name in brig's namespace (IFLA_STATS64): what it
  * received and what it sent (of a host end: what the job sent, and what it

@@ -432,19 +432,25 @@ t_allowed_name() {
 	assert_egress_clean
 }
 
-# The job's network: eth0 with an address in 10.213.0.0/16 (/30), a
-# default route, a resolv.conf naming the host's end of the link; the
-# result's egress object with --result - too.
+# The job's network: eth0 with an address in 10.213.0.0/16 (/30) and one
+# in fd62:7269:6700::/96 (/126), a default route for each, a resolv.conf
+# naming the host's end of the link; the result's egress object with
+# --result - too.
 t_job_network() {
 	need_egress
 	# shellcheck disable=SC2016
-	ejob --allow allowed.test -- sh -c 'ip -o -4 addr show dev eth0; ip route show
+	ejob --allow allowed.test -- sh -c 'ip -o addr show dev eth0; ip route show
+		ip -6 route show | sed "s/^/v6 /"
 		echo "resolver $(netprobe resolver)"
 		cat /etc/resolv.conf'
 	assert_rc 0
 	assert_match "$out" "inet 10\.213\.[0-9]+\.[0-9]+/30 " "eth0's address"
+	assert_match "$out" "inet6 fd62:7269:6700::[0-9a-f:]+/126 " "eth0's IPv6 address"
+	assert_eq "$(grep -c ' inet6 ' <<<"$out")" 1 "eth0's IPv6 addresses (none link-local)"
 	assert_match "$(grep '^default' <<<"$out")" '^default via 10\.213\.[0-9]+\.[0-9]+ dev eth0' \
 		"the job's default route"
+	assert_match "$(grep '^v6 default' <<<"$out")" '^v6 default via fd62:7269:6700::[0-9a-f:]+ dev eth0' \
+		"the job's IPv6 default route"
 	assert_match "$(resolver_addr)" '^10\.213\.[0-9]+\.[0-9]+$' "the job's nameserver"
 	assert_eq "$(grep -c '^nameserver' <<<"$out")" 1 "nameserver lines in the job's resolv.conf"
 
@@ -623,24 +629,37 @@ t_dns_rules() {
 	assert_egress_clean
 }
 
-# 8. No IPv6: nothing reached over it, AAAA of an allowed name is NODATA
-# (NOERROR, no address).  An IPv6 rule is still a valid value.
+# 8. IPv6 is not routed: what the job sends over it (to an upstream
+# address, to the host's own, to brig's end of the link) reaches brig's
+# end only, to be dropped and counted; the link's own multicast (MLD
+# reports) is not counted; AAAA of an allowed name is NODATA (NOERROR, no
+# address); an IPv6 rule is refused as a usage error.
 t_ipv6() {
 	need_egress
 	ejob --allow v6.allowed.test --allow '*.allowed.test' -- sh -c "$(probes \
 		"tcp 2001:db8::10 7" "udp 2001:db8::10 443" "tcp 2001:db8:ff::1 7" \
-		"+dns - v6.allowed.test AAAA" "+dns - v6.allowed.test A")"
+		"tcp fd62:7269:6700::1 53" "+dns - v6.allowed.test AAAA" "+dns - v6.allowed.test A")"
 	assert_rc 0
 	blocked tcp 2001:db8::10 7
 	blocked udp 2001:db8::10 443
 	blocked tcp 2001:db8:ff::1 7
+	blocked tcp fd62:7269:6700::1 53
 	assert_match "$(dns_line v6.allowed.test AAAA)" '^dns v6.allowed.test AAAA NOERROR$' \
 		"AAAA of an allowed name"
 	assert_match "$(dns_line v6.allowed.test A)" '^dns v6.allowed.test A NOERROR A=192.0.2.10$' \
 		"A of the same name"
+	# each probe's packets (a TCP one's SYN and its resends) counted
+	assert_res_int egress.denied 4
+	res_has denied_addresses 2001:db8::10
+	res_has denied_addresses 2001:db8:ff::1
+	res_has denied_addresses fd62:7269:6700::1
+	res_lacks denied_addresses ff02::16
+	assert_eq "$(jq -r '.egress.denied_addresses[]' "$T/result.json" | grep -c '^ff')" 0 \
+		"multicast addresses among the denied"
 
-	ejob --allow '[2001:db8::10]:443' --allow 2001:db8::/32 -- true
-	assert_eq "$rc" 0 "exit status with IPv6 rules (stderr: $(_show "$err"))"
+	bad_allow --rootfs "$ROOTFS" --network egress --allow '[2001:db8::10]:443'
+	assert_contains "$err" "IPv6 is not routed" "the message"
+	bad_allow --rootfs "$ROOTFS" --network egress --allow allowed.test --allow 2001:db8::/32
 	assert_egress_clean
 }
 
@@ -917,7 +936,7 @@ tap_test "a denied name: NXDOMAIN, counted" t_denied_name
 tap_test "a denied address: TCP and UDP dropped, counted" t_denied_address
 tap_test "the host, metadata, loopback, private: never reached" t_never_reached
 tap_test "DNS: UDP to brig's resolver only, A only" t_dns_rules
-tap_test "no IPv6" t_ipv6
+tap_test "IPv6: not routed, every attempt refused and counted; IPv6 rules refused" t_ipv6
 tap_test "CIDR rules, with and without a port" t_cidr_rules
 tap_test "a CNAME chain" t_cname
 tap_test "the job cannot change the rules" t_job_cannot_change_rules

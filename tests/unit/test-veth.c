@@ -111,12 +111,12 @@ struct seen {
 	int gen_mode; /* IFLA_INET6_ADDR_GEN_MODE, -1 when not told */
 	/* addresses of @index */
 	int n4, n6;
-	uint8_t addr4[4];
-	unsigned prefix4;
-	/* IPv4 routes */
-	bool default_route;
-	uint8_t gw[4];
-	int oif;
+	uint8_t addr4[4], addr6[16];
+	unsigned prefix4, prefix6;
+	/* default routes */
+	bool default_route, default_route6;
+	uint8_t gw[4], gw6[16];
+	int oif, oif6;
 };
 
 static void on_link(const struct nlmsghdr *h, void *arg)
@@ -170,6 +170,10 @@ static void on_addr(const struct nlmsghdr *h, void *arg)
 		return;
 	if (m->ifa_family == AF_INET6) {
 		s->n6++;
+		s->prefix6 = m->ifa_prefixlen;
+		for (a = IFA_RTA(m); RTA_OK(a, len); a = RTA_NEXT(a, len))
+			if (a->rta_type == IFA_ADDRESS && RTA_PAYLOAD(a) == 16)
+				memcpy(s->addr6, RTA_DATA(a), 16);
 		return;
 	}
 	s->n4++;
@@ -186,24 +190,26 @@ static void on_route(const struct nlmsghdr *h, void *arg)
 	const struct rtattr *a;
 	int len = (int)(h->nlmsg_len - NLMSG_LENGTH(sizeof(*m)));
 
-	if (h->nlmsg_type != RTM_NEWROUTE || m->rtm_family != AF_INET || m->rtm_dst_len != 0 ||
-	    m->rtm_table != RT_TABLE_MAIN)
+	bool v6 = m->rtm_family == AF_INET6;
+
+	if (h->nlmsg_type != RTM_NEWROUTE || (m->rtm_family != AF_INET && !v6) ||
+	    m->rtm_dst_len != 0 || m->rtm_table != RT_TABLE_MAIN)
 		return;
-	s->default_route = true;
+	*(v6 ? &s->default_route6 : &s->default_route) = true;
 	for (a = RTM_RTA(m); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
-		if (a->rta_type == RTA_GATEWAY && RTA_PAYLOAD(a) == 4)
-			memcpy(s->gw, RTA_DATA(a), 4);
+		if (a->rta_type == RTA_GATEWAY && RTA_PAYLOAD(a) == (v6 ? 16u : 4u))
+			memcpy(v6 ? s->gw6 : s->gw, RTA_DATA(a), v6 ? 16 : 4);
 		else if (a->rta_type == RTA_OIF && RTA_PAYLOAD(a) == 4)
-			memcpy(&s->oif, RTA_DATA(a), 4);
+			memcpy(v6 ? &s->oif6 : &s->oif, RTA_DATA(a), 4);
 	}
 }
 
-/* The addresses of the link @index, and the IPv4 default route, in the
+/* The addresses of the link @index, and the default routes, in the
  * namespace of @fd. */
 static int look(int fd, int index, struct seen *s)
 {
 	struct ifaddrmsg am = { .ifa_family = AF_UNSPEC };
-	struct rtmsg rm = { .rtm_family = AF_INET };
+	struct rtmsg rm = { .rtm_family = AF_UNSPEC };
 	struct brig_nl_req r;
 
 	memset(s, 0, sizeof(*s));
@@ -343,6 +349,45 @@ static void give(int own, int nsfd, int job)
 	brig_error_release(&err);
 }
 
+/* create_in with IPv6: each end addressed, the job's routed both ways;
+ * deleting brig's end takes the job's along */
+static void create_in(int own, int nsfd)
+{
+	static const struct brig_veth_addr6 v6 = {
+		.host = { 0xfd, 0x62, 0x72, 0x69, 0x67, [15] = 1 },
+		.inside = { 0xfd, 0x62, 0x72, 0x69, 0x67, [15] = 2 },
+		.prefix = 126,
+	};
+	struct brig_error err = BRIG_ERROR_INIT;
+	struct brig_nl_link l;
+	struct seen s;
+	int fd, r;
+
+	r = brig_veth_create_in("brig-t4", HOST, nsfd, "eth0", JOB, 30, &v6, &err);
+	ok(r == 0, "a pair made across the namespaces, with IPv6: %s", why(&err));
+	brig_error_release(&err);
+	ok(brig_nl_get_link(own, "brig-t4", &l) == 0 && (l.flags & IFF_UP), "brig's end is up");
+	ok(look(own, l.index, &s) == 0 && s.n4 == 1 && !memcmp(s.addr4, HOST, 4) && s.n6 == 1 &&
+	       !memcmp(s.addr6, v6.host, 16) && s.prefix6 == 126,
+	   "brig's end has 10.213.0.1/30 and fd62:7269:6700::1/126, and no other IPv6 address");
+	fd = brig_nl_open_in(nsfd, &err);
+	brig_error_release(&err);
+	ok(fd >= 0 && brig_nl_get_link(fd, "eth0", &l) == 0 && (l.flags & IFF_UP),
+	   "eth0 is up in the job's namespace");
+	ok(fd >= 0 && look(fd, l.index, &s) == 0 && s.n4 == 1 && !memcmp(s.addr4, JOB, 4) &&
+	       s.n6 == 1 && !memcmp(s.addr6, v6.inside, 16) && s.prefix6 == 126,
+	   "eth0 has 10.213.0.2/30 and fd62:7269:6700::2/126, and no other IPv6 address");
+	ok(s.default_route && !memcmp(s.gw, HOST, 4) && s.oif == l.index,
+	   "the default route goes via 10.213.0.1 on eth0");
+	ok(s.default_route6 && !memcmp(s.gw6, v6.host, 16) && s.oif6 == l.index,
+	   "the IPv6 default route goes via fd62:7269:6700::1 on eth0");
+	ok(brig_link_delete("brig-t4", &err) == 0 && fd >= 0 && !has_link(fd, "eth0"),
+	   "deleting brig's end takes eth0 along");
+	brig_error_release(&err);
+	if (fd >= 0)
+		close(fd);
+}
+
 /* give failing, before and after the move: nothing is left anywhere */
 static void give_fails(int own, int nsfd)
 {
@@ -476,6 +521,7 @@ int main(void)
 	create(own);
 	give(own, nsfd, job);
 	give_fails(own, nsfd);
+	create_in(own, nsfd);
 	bench(nsfd);
 
 	close(job); /* the job reads EOF and ends */
