@@ -14,7 +14,6 @@
 #include "cgroup/systemd_internal.h"
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
@@ -31,6 +30,7 @@
 #include "cgroup/internal.h"
 #include "spec/spec.h"
 #include "util/cleanup.h"
+#include "util/dlib.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -232,19 +232,14 @@ SD_FUNCS(X)
 
 static int sd_load(struct brig_error *err)
 {
-	static void *lib;
-
-	if (lib)
-		return 0;
-	lib = dlopen("libsystemd.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		return brig_error_set(err, "systemd cgroup driver: load libsystemd: %s", dlerror());
-#define X(f)                                      \
-	dl_##f = (__typeof__(f) *)dlsym(lib, #f); \
-	if (!dl_##f)                              \
-		return brig_error_set(err, "systemd cgroup driver: libsystemd has no %s", #f);
-	SD_FUNCS(X)
+	static void *handle;
+#define X(f) { #f, (void **)&dl_##f },
+	static const struct brig_dlsym syms[] = { SD_FUNCS(X) };
 #undef X
+	size_t n = ARRAY_SIZE(syms);
+
+	if (brig_dlib_load(&handle, "libsystemd.so.0", "libsystemd0", syms, n, err) < 0)
+		return brig_error_wrap(err, "systemd cgroup driver");
 	return 0;
 }
 

@@ -23,7 +23,6 @@
 
 #include <ares.h>
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -34,48 +33,31 @@
 #include <time.h>
 
 #include "util/cleanup.h"
+#include "util/dlib.h"
 #include "util/error.h"
 
 /* ---------------------------------------------------------------- c-ares */
 
 static struct {
-	bool loaded;
 	__typeof__(&ares_expand_name) expand_name;
 	__typeof__(&ares_parse_a_reply) parse_a_reply;
 	__typeof__(&ares_parse_aaaa_reply) parse_aaaa_reply;
 	__typeof__(&ares_free_string) free_string;
 } cares;
 
-/* Load the c-ares functions once; the library stays (brig is short-lived).
- * Its errors name it: "libcares.so.2: cannot open shared object file: ...". */
+/* Load the c-ares functions once; the library stays (brig is short-lived). */
 static int cares_load(struct brig_error *err)
 {
-	void *lib;
+	static void *handle;
+	static const struct brig_dlsym syms[] = {
+		{ "ares_expand_name", (void **)&cares.expand_name },
+		{ "ares_parse_a_reply", (void **)&cares.parse_a_reply },
+		{ "ares_parse_aaaa_reply", (void **)&cares.parse_aaaa_reply },
+		{ "ares_free_string", (void **)&cares.free_string },
+	};
 
-	if (cares.loaded)
-		return 0;
-	lib = dlopen(BRIG_CARES_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!lib)
-		return brig_error_set(err, "%s (apt-get install libc-ares2)", dlerror());
-#define LOAD(f)                                                        \
-	do {                                                           \
-		cares.f = (__typeof__(cares.f))dlsym(lib, "ares_" #f); \
-		if (!cares.f)                                          \
-			goto fail;                                     \
-	} while (0)
-	LOAD(expand_name);
-	LOAD(parse_a_reply);
-	LOAD(parse_aaaa_reply);
-	LOAD(free_string);
-#undef LOAD
-	cares.loaded = true;
-	return 0;
-
-fail:
-	brig_error_set(err, "%s (apt-get install libc-ares2)", dlerror());
-	memset(&cares, 0, sizeof(cares));
-	dlclose(lib);
-	return -1;
+	return brig_dlib_load(&handle, BRIG_CARES_SONAME, "libc-ares2", syms, ARRAY_SIZE(syms),
+	                      err);
 }
 
 /* ---------------------------------------------------------------- packets */

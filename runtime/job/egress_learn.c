@@ -14,7 +14,6 @@
 #include "job/egress.h"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <libnftnl/common.h>
 #include <libnftnl/object.h>
@@ -28,6 +27,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "util/cleanup.h"
+#include "util/dlib.h"
 #include "util/error.h"
 
 #define NFTNL_FUNCS(X)                         \
@@ -65,23 +66,12 @@ static struct {
 static int load(struct brig_error *err)
 {
 	static void *handle;
-
-	if (handle)
-		return 0;
-	void *h = dlopen(BRIG_NFTNL_SONAME, RTLD_NOW | RTLD_LOCAL);
-
-	if (!h)
-		return brig_error_set(err, "cannot load %s: %s (apt-get install libnftnl11)",
-		                      BRIG_NFTNL_SONAME, dlerror());
-#define X(f)                                                                    \
-	if (!(lib.f = (__typeof__(lib.f))dlsym(h, #f))) {                       \
-		dlclose(h);                                                     \
-		return brig_error_set(err, "%s: no %s", BRIG_NFTNL_SONAME, #f); \
-	}
-	NFTNL_FUNCS(X)
+#define X(f) { #f, (void **)&lib.f },
+	static const struct brig_dlsym syms[] = { NFTNL_FUNCS(X) };
 #undef X
-	handle = h;
-	return 0;
+
+	return brig_dlib_load(&handle, BRIG_NFTNL_SONAME, "libnftnl11", syms, ARRAY_SIZE(syms),
+	                      err);
 }
 
 struct brig_egress_learn {

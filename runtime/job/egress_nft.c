@@ -23,7 +23,6 @@
 #include "job/egress.h"
 
 #include <arpa/inet.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <nftables/libnftables.h>
 #include <stdio.h>
@@ -31,6 +30,7 @@
 #include <string.h>
 
 #include "util/cleanup.h"
+#include "util/dlib.h"
 #include "util/error.h"
 #include "util/strbuf.h"
 
@@ -53,23 +53,12 @@ static struct {
 static int load(struct brig_error *err)
 {
 	static void *handle;
-
-	if (handle)
-		return 0;
-	void *h = dlopen(BRIG_NFT_SONAME, RTLD_NOW | RTLD_LOCAL);
-
-	if (!h)
-		return brig_error_set(err, "cannot load %s: %s (apt-get install libnftables1)",
-		                      BRIG_NFT_SONAME, dlerror());
-#define X(f)                                                                  \
-	if (!(lib.f = (__typeof__(lib.f))dlsym(h, #f))) {                     \
-		dlclose(h);                                                   \
-		return brig_error_set(err, "%s: no %s", BRIG_NFT_SONAME, #f); \
-	}
-	NFT_FUNCS(X)
+#define X(f) { #f, (void **)&lib.f },
+	static const struct brig_dlsym syms[] = { NFT_FUNCS(X) };
 #undef X
-	handle = h;
-	return 0;
+
+	return brig_dlib_load(&handle, BRIG_NFT_SONAME, "libnftables1", syms, ARRAY_SIZE(syms),
+	                      err);
 }
 
 struct brig_egress_nft {

@@ -21,12 +21,12 @@
 #include <unistd.h>
 
 #ifdef HAVE_SELINUX
-#include <dlfcn.h>
 #include <selinux/selinux.h>
 #endif
 
 #include "linux/procfs.h"
 #include "util/cleanup.h"
+#include "util/dlib.h"
 #include "util/error.h"
 
 #define NO_SUPPORT "brig was built without SELinux support"
@@ -41,14 +41,17 @@ int brig_selinux_check(const char *label, struct brig_error *err)
 	if (!is_set(label))
 		return 0;
 #ifdef HAVE_SELINUX
-	/* the handle stays: brig is a short-lived process */
-	void *lib = dlopen("libselinux.so.1", RTLD_NOW | RTLD_LOCAL);
-	__typeof__(is_selinux_enabled) *enabled = lib ? dlsym(lib, "is_selinux_enabled") : NULL;
-	__typeof__(security_check_context_raw) *check =
-	    lib ? dlsym(lib, "security_check_context_raw") : NULL;
+	static void *handle;
+	static __typeof__(is_selinux_enabled) *enabled;
+	static __typeof__(security_check_context_raw) *check;
+	static const struct brig_dlsym syms[] = {
+		{ "is_selinux_enabled", (void **)&enabled },
+		{ "security_check_context_raw", (void **)&check },
+	};
+	size_t n = ARRAY_SIZE(syms);
 
-	if (!enabled || !check)
-		return brig_error_set(err, "cannot load libselinux: %s", dlerror());
+	if (brig_dlib_load(&handle, "libselinux.so.1", "libselinux1", syms, n, err) < 0)
+		return -1;
 	if (enabled() != 1)
 		return brig_error_set(err, "SELinux is not enabled on this host");
 	if (check(label) < 0)
