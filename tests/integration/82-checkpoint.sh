@@ -426,7 +426,9 @@ t_job_timeout() {
 	need_criu
 	local bg pid
 	prepare_job_image || return
-	echo hang | bjob --stdin - --id jobA --timeout 10s --result "$T/r.json" \
+	# the deadline covers the restore, then the checks below while the
+	# job hangs: 10 s was too short for a guest sharing its CPU
+	echo hang | bjob --stdin - --id jobA --timeout 40s --result "$T/r.json" \
 		>"$T/j.out" 2>"$T/j.err" &
 	bg=$!
 	defer kill_wait "$bg"
