@@ -18,16 +18,14 @@
 #    containerd (ctr and the CRI) driving the release build, each
 #    scenario compared with runc's result (runc's baseline in
 #    tests/e2e/baselines/, or runc live: tests/e2e/lib.sh); then the asan
-#    build and its check, and `make lint` (a clang-format check, then
-#    cppcheck and shellcheck);
-# 5. beside all of 3 and 4 from the moment the release build is made, at
-#    a lower priority (nice BRIG_VM_NICE), the guests, four at once (one
-#    CPU each; each list in two parts): the "vm" layer, the scripts
-#    listed in tests/vm/TESTS run again with the release build inside a
-#    qemu guest with pure cgroup v2 (tests/vm/run.sh; SKIP when no guest
-#    can run here), and the "vm-systemd" layer, tests/vm/TESTS-systemd in
-#    a guest whose PID 1 is systemd (the systemd cgroup driver against a
-#    real systemd);
+#    build and its check;
+# 5. then the guests, four at once (one CPU each; each list in two
+#    parts): the "vm" layer, the scripts listed in tests/vm/TESTS run
+#    again with the release build inside a qemu guest with pure cgroup v2
+#    (tests/vm/run.sh; SKIP when no guest can run here), and the
+#    "vm-systemd" layer, tests/vm/TESTS-systemd in a guest whose PID 1 is
+#    systemd (the systemd cgroup driver against a real systemd); `make
+#    lint` (clang-format check + shellcheck + cppcheck) runs meanwhile;
 # 6. prints one result line per layer, a table of each step's wall time
 #    (and of each make check layer's scripts, summed), and the totals.
 #
@@ -41,7 +39,6 @@
 #                       `make distclean` there first (otherwise: refuse)
 #   BRIG_VM_TIMEOUT, BRIG_VM_CACHE
 #                       the vm layer's (see tests/vm/run.sh)
-#   BRIG_VM_NICE        the guests' nice value (default 10)
 #
 # Exit status: 0 when every layer passed, 1 otherwise.  Logs stay in
 # build-*/{configure,make,check,lint}.log and build-*/test-suite.log; the vm
@@ -387,8 +384,7 @@ run_vm() {
 		awk -v k="$part" -v n="$parts" '(NR - 1) % n == k')
 	say "[$layer] tests/vm/run.sh: ${#scripts[@]} script(s) in a qemu guest (pure cgroup v2, PID 1 $init)"
 	(cd "$SRC" && BRIG_VM_RESULTS=$results BRIG_VM_INIT=$init BRIG_VM_TIMEOUT=$timeout \
-		BRIG_VM_SMP=$([ "$parts" -gt 1 ] && echo 1) \
-		nice -n "${BRIG_VM_NICE:-10}" bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$log" 2>&1
+		BRIG_VM_SMP=$([ "$parts" -gt 1 ] && echo 1) bash tests/vm/run.sh "$dir" "${scripts[@]}") >"$log" 2>&1
 	rc=$?
 	if [ "$rc" -eq 77 ]; then
 		reason=$(sed -n 's/^vm: cannot run the guest: //p' "$log" | tail -n 1)
@@ -455,15 +451,11 @@ run_lint() {
 # since T0: the seconds since T0 (for the wall-time table).
 since() { echo $(($(date +%s) - $1)); }
 
-# The guests: four qemu guests of one CPU each at once (each list in two
-# parts), from the moment the release build is made, beside the host's
-# layers, at a lower priority (nice BRIG_VM_NICE, default 10): the host's
-# tests sleep and wait much of their time, and the guests take what they
-# leave of the two CPUs, while a host test that wants a CPU gets most of
-# it (a host's test beside a guest of the same priority ran five times
-# slower).  Each runs in the background, its output in
-# build-release/LAYER.out and its counts in LAYER.state, which
-# merge_guests adds to ours once the host's layers are done.
+# The guests: after the host's layers (a host's test beside a busy qemu
+# guest ran five times slower here, so they do not overlap), four qemu
+# guests of one CPU each at once: each list in two parts.  Each runs in
+# the background, its output in build-release/LAYER.out and its counts
+# in LAYER.state, which merge_guests adds to ours; lint runs meanwhile.
 GUEST_PIDS=() GUEST_LAYERS=()
 # start_guest LAYER LIST INIT TIMEOUT NOTE K N
 start_guest() {
@@ -484,8 +476,8 @@ start_guest() {
 
 start_guests() {
 	say "[guests] vm and vm-systemd, each in two guests of one CPU, all four at once"
-	start_guest vm-1 tests/vm/TESTS shell 3000 "qemu guest, PID 1 a shell, part 1 of 2" 0 2
-	start_guest vm-2 tests/vm/TESTS shell 3000 "qemu guest, PID 1 a shell, part 2 of 2" 1 2
+	start_guest vm-1 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 1 of 2" 0 2
+	start_guest vm-2 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 2 of 2" 1 2
 	start_guest vm-systemd-1 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 1 of 2" 0 2
 	start_guest vm-systemd-2 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 2 of 2" 1 2
 }
@@ -523,10 +515,7 @@ t0=$(date +%s)
 install_deps
 prepare_tree
 timed "setup" "$(since "$t0")" "apt-get, autogen.sh"
-if build release; then
-	[ "$QUICK" = 1 ] || start_guests
-	check_build release "$FUZZ_SECONDS_RELEASE"
-fi
+build release && check_build release "$FUZZ_SECONDS_RELEASE"
 if [ "$QUICK" = 1 ]; then
 	print_results
 	finish
@@ -535,6 +524,7 @@ t0=$(date +%s)
 run_e2e
 timed e2e "$(since "$t0")"
 build asan --enable-sanitizers --enable-fault-injection && check_build asan 0
+start_guests
 t0=$(date +%s)
 run_lint
 timed lint "$(since "$t0")" "beside the guests"
