@@ -404,15 +404,9 @@ e2e_mounts() {
 	awk '{ sub(/^[0-9]+ [0-9]+ /, ""); print }' /proc/self/mountinfo | sort
 }
 
-# e2e_wait_for SECONDS CMD...: retry CMD every 0.1 s until it succeeds,
-# for at most SECONDS, four times as long in the qemu guest (BRIG_VM=1):
-# its one CPU of emulation shares the host's two with three more guests
-# and, in CI, with the host's own layers (the systemd guest's six
-# parallel `podman container cleanup`s were seen still at work after 90 s,
-# which the scenario gives them; its own message then still says 90).
+# e2e_wait_for SECONDS CMD...: retry CMD every 0.1 s until it succeeds.
 e2e_wait_for() {
 	local n=$(($1 * 10))
-	[ "${BRIG_VM:-0}" != 1 ] || n=$((n * 4))
 	shift
 	while ! "$@" >/dev/null 2>&1; do
 		n=$((n - 1))
