@@ -58,8 +58,7 @@ static const uint8_t LINK6[16] = { 0xfd, 0x62, 0x72, 0x69, 0x67 };
 #define LEARNED_MAX 4096
 
 struct learned {
-	int family;
-	uint8_t addr[16];
+	uint8_t addr[4];
 	uint16_t port;
 	uint64_t until_ms; /* when the kernel drops it */
 };
@@ -218,24 +217,22 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static struct learned *find_learned(struct brig_egress *e, int family, const uint8_t *addr,
-                                    uint16_t port)
+static struct learned *find_learned(struct brig_egress *e, const uint8_t addr[4], uint16_t port)
 {
-	size_t len = family == AF_INET ? 4 : 16;
-
 	for (size_t i = 0; i < e->n_learned; i++)
-		if (e->learned[i].family == family && e->learned[i].port == port &&
-		    !memcmp(e->learned[i].addr, addr, len))
+		if (e->learned[i].port == port && !memcmp(e->learned[i].addr, addr, 4))
 			return &e->learned[i];
 	return NULL;
 }
 
-static int learn(struct brig_egress *e, int family, const uint8_t *addr, uint16_t port,
-                 uint32_t ttl)
+/* An answer's IPv4 address allowed (the resolver's allow4: IPv6 is not
+ * routed, egress_nft.c). */
+static int allow4(void *data, const uint8_t addr[4], uint16_t port, uint32_t ttl)
 {
+	struct brig_egress *e = data;
 	struct brig_error err = BRIG_ERROR_INIT;
 	uint64_t now = now_ms(), until;
-	struct learned *l = find_learned(e, family, addr, port);
+	struct learned *l = find_learned(e, addr, port);
 	bool replace;
 	int r;
 
@@ -248,10 +245,10 @@ static int learn(struct brig_egress *e, int family, const uint8_t *addr, uint16_
 		return -1;
 	/* the kernel still has it (a second's margin either way) */
 	replace = l && l->until_ms > now + 1000;
-	r = brig_egress_learn(e->learner, e->slot, family, addr, port, ttl, replace, &err);
+	r = brig_egress_learn(e->learner, e->slot, addr, port, ttl, replace, &err);
 	if (r < 0 && l && l->until_ms <= now + 2000) {
 		brig_error_release(&err);
-		r = brig_egress_learn(e->learner, e->slot, family, addr, port, ttl, !replace, &err);
+		r = brig_egress_learn(e->learner, e->slot, addr, port, ttl, !replace, &err);
 	}
 	if (r < 0) {
 		brig_debug("egress: %s", err.msg);
@@ -264,16 +261,11 @@ static int learn(struct brig_egress *e, int family, const uint8_t *addr, uint16_
 		if (!(e->n_learned % 64))
 			e->learned = brig_xrealloc(e->learned, (e->n_learned + 64) * sizeof(*l));
 		l = &e->learned[e->n_learned++];
-		*l = (struct learned){ .family = family, .port = port };
-		memcpy(l->addr, addr, family == AF_INET ? 4 : 16);
+		*l = (struct learned){ .port = port };
+		memcpy(l->addr, addr, 4);
 	}
 	l->until_ms = until;
 	return 0;
-}
-
-static int allow4(void *data, const uint8_t addr[4], uint16_t port, uint32_t ttl)
-{
-	return learn(data, AF_INET, addr, port, ttl);
 }
 
 /* ---------------------------------------------------------- the life */

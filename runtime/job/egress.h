@@ -222,11 +222,11 @@ struct brig_egress_learn;
 /* A netfilter socket for the learned sets (libnftnl loaded on first use). */
 int brig_egress_learn_open(struct brig_egress_learn **out, struct brig_error *err);
 void brig_egress_learn_free(struct brig_egress_learn *l);
-/* @addr (@family's: AF_INET, IPv6 is not routed) allowed on @port (0:
- * any) for @ttl seconds in slot @slot's table; with @replace the element
- * is there already and its timeout is renewed (deleted and added in one
+/* The IPv4 address @addr (IPv6 is not routed) allowed on @port (0: any)
+ * for @ttl seconds in slot @slot's table; with @replace the element is
+ * there already and its timeout is renewed (deleted and added in one
  * transaction). */
-int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, int family, const uint8_t *addr,
+int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, const uint8_t addr[4],
                       uint16_t port, uint32_t ttl, bool replace, struct brig_error *err);
 /* Slot @slot's table's figures, asked of that table alone. */
 int brig_egress_learn_figures(struct brig_egress_learn *l, unsigned slot,

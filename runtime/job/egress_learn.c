@@ -170,30 +170,26 @@ static int read_acks(struct brig_egress_learn *l, int acks)
 	return 0;
 }
 
-int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, int family, const uint8_t *addr,
+int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, const uint8_t addr[4],
                       uint16_t port, uint32_t ttl, bool replace, struct brig_error *err)
 {
 	/* a concatenation's fields are each 4-byte aligned */
 	uint8_t key[8] = { 0 };
-	size_t alen = 4, klen = alen + (port ? 4 : 0);
+	size_t klen = port ? 8 : 4;
 	const char *set = port ? "learned_port" : "learned";
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char buf[2048];
 	size_t len = 0;
 	int r;
 
-	/* IPv6 is not routed (egress_nft.c): the table has no set for it */
-	if (family != AF_INET)
-		return brig_error_setp(err, EAFNOSUPPORT, "nftables: allow an IPv6 address");
-
 	/* what an earlier batch that failed may have left unread */
 	while (recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
 		;
-	memcpy(key, addr, alen);
+	memcpy(key, addr, 4);
 	if (port) {
 		uint16_t be = htons(port);
 
-		memcpy(key + alen, &be, 2);
+		memcpy(key + 4, &be, 2);
 	}
 	len += NLMSG_ALIGN(lib.nftnl_batch_begin(buf, ++l->seq)->nlmsg_len);
 	/* an element there already keeps its timeout: it is replaced, in the

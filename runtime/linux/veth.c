@@ -252,7 +252,6 @@ static int settle(int fd, const char *inside, const uint8_t addr[4], unsigned pr
                   const uint8_t gw[4], const struct brig_veth_addr6 *v6, struct brig_error *err)
 {
 	char text[INET6_ADDRSTRLEN];
-
 	struct brig_nl_link l;
 
 	if (brig_nl_get_link(fd, inside, &l) < 0)
