@@ -23,7 +23,9 @@
 #include "cgroup/internal.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
+#include "util/log.h"
 #include "util/mountinfo.h"
 #include "util/strbuf.h"
 
@@ -264,6 +266,8 @@ int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_
 	size_t ml = strlen(mountpoint);
 	_cleanup_free_ char *path = brig_xstrdup(h->dir);
 
+	int restarts = 0;
+
 	whole_path = whole_path && h->v2;
 	if (whole_path)
 		v2_enable_controllers(mountpoint);
@@ -272,9 +276,14 @@ int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_
 
 		if (slash)
 			*slash = '\0';
+		else
+			brig_fault("cgroup.mkdir-leaf");
 		if (mkdir(path, 0755) == 0) {
-			if (!h->created)
+			/* the topmost: a restart may make one above the first */
+			if (!h->created || strlen(path) < strlen(h->created)) {
+				free(h->created);
 				h->created = brig_xstrdup(path);
+			}
 			if (!h->v2) {
 				if (brig_cg_list_includes(h->name, "cpuset") &&
 				    cpuset_init(path, err) < 0)
@@ -286,6 +295,14 @@ int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_
 				if (strcmp(parent, mountpoint))
 					v2_enable_controllers(parent);
 			}
+		} else if (errno == ENOENT && ++restarts < BRIG_CG_MKDIR_RESTARTS) {
+			/* a parent found there a moment ago is gone: the delete
+			 * of the container that made it removed it, empty, in
+			 * between (brig_cg_remove_dir); the walk starts again */
+			if (slash)
+				*slash = '/';
+			p = path + ml;
+			continue;
 		} else if (errno != EEXIST) {
 			return brig_error_setp(err, errno, "mkdir \"%s\"", path);
 		} else if (!h->v2 && brig_cg_list_includes(h->name, "cpuset") &&
@@ -304,8 +321,8 @@ int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_
 	return 0;
 }
 
-/* rmdir the container's cgroup and every parent brig created; EBUSY (a
- * process still leaving) is retried a bounded number of times. */
+/* rmdir the container's cgroup; EBUSY (a process still leaving) is
+ * retried a bounded number of times. */
 static int rmdir_retry(const char *path, struct brig_error *err)
 {
 	for (int tries = 0; rmdir(path) < 0;) {
@@ -347,12 +364,24 @@ int brig_cg_remove_dir(const struct brig_cg_hier *h, struct brig_error *err)
 		return 0;
 	if (remove_below(h->dir, 0, err) < 0)
 		return -1;
+	if (rmdir_retry(h->dir, err) < 0)
+		return -1;
+	/* The parents brig made for it, up to the topmost, each tried once:
+	 * one that is busy (EBUSY: a cgroup or a process in it) holds a
+	 * container or an engine's cgroup made there since, and stays, as
+	 * runc leaves every parent.  Waiting on it would fail this delete
+	 * for as long as the other lives. */
 	path = brig_xstrdup(h->dir);
 	stop = strlen(h->created);
-	while (strlen(path) >= stop) {
-		if (rmdir_retry(path, err) < 0)
-			return -1;
-		*strrchr(path, '/') = '\0';
+	for (char *slash; (slash = strrchr(path, '/')) && (size_t)(slash - path) >= stop;) {
+		*slash = '\0';
+		if (rmdir(path) == 0 || errno == ENOENT)
+			continue;
+		if (errno == EBUSY || errno == ENOTEMPTY) {
+			brig_debug("cgroup \"%s\": in use, left", path);
+			return 0;
+		}
+		return brig_error_setp(err, errno, "remove cgroup \"%s\"", path);
 	}
 	return 0;
 }

@@ -31,6 +31,8 @@ struct brig_resources;
 /* how long teardown waits for a cgroup to empty, and how often it looks */
 #define BRIG_CG_DRAIN_TRIES 200
 #define BRIG_CG_DRAIN_SLEEP_MS 10
+/* walks of brig_cg_make_dir restarted when a parent vanishes under it */
+#define BRIG_CG_MKDIR_RESTARTS 8
 
 /* runc's MemoryData, in bytes */
 struct brig_cg_memdata {
@@ -129,8 +131,10 @@ int brig_cg_plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id
  * the root down with @whole_path, a pure v2 host, as runc does). */
 int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_path,
                      struct brig_error *err);
-/* rmdir what brig created of @h, the cgroups below it first; EBUSY is
- * retried a bounded number of times, a directory already gone is fine. */
+/* rmdir what brig created of @h, the cgroups below it first: the
+ * container's own, EBUSY retried a bounded number of times; then the
+ * parents brig made, up to @h->created, each while nothing else uses it
+ * (a busy one is left).  A directory already gone is fine. */
 int brig_cg_remove_dir(const struct brig_cg_hier *h, struct brig_error *err);
 
 /* ------------------------------------------------------------ cgroup.c */

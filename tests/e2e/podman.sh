@@ -390,12 +390,14 @@ s_parallel() {
 	# `run --rm` may return before the cleanup conmon started at the exit
 	# (podman container cleanup --rm, which deletes the container in the
 	# runtime) is done: when that cleanup takes the container's lock
-	# first, the run's own removal finds nothing to do.  With N at once
-	# on a slow guest it was seen half-way (state left, cgroup gone): the
-	# runtime must end clean, in a bounded time.  The bound is 90 s: in
-	# the systemd guest, one of four TCG guests on two CPUs, the six
-	# cleanups (podman container cleanup, a Go binary each) were seen
-	# still under way after 30 s.
+	# first, the run's own removal finds nothing to do.  The runtime must
+	# end clean, in a bounded time.  The bound is 90 s: in the systemd
+	# guest, one of four TCG guests on two CPUs, the six cleanups
+	# (podman container cleanup, a Go binary each) were seen still under
+	# way after 30 s.  (A state left for good was brig's: a delete failed
+	# on libpod_parent, which that container's create had made and which
+	# held the others by then; Podman forgot the container anyway.
+	# 75-cgroups.sh's t_shared_parent holds that case.)
 	e2e_wait_for 90 sh -c '[ -z "$(find "/run/$1" -mindepth 1 -maxdepth 1 ! -name .seccomp-cache)" ]' \
 		sh "$RTN" ||
 		diag "the runtime's state 90 s after the runs: $(ls -AR "/run/$RTN" | tr '\n' ' ')"

@@ -188,6 +188,99 @@ t_placement() {
 	assert_nothing_left c2 "after delete"
 }
 
+# A parent one container made, shared by a second (Podman's libpod_parent,
+# a pod's cgroup): the first's delete leaves it to the second at once and
+# succeeds (it failed after 2 s of EBUSY, the state left behind, a leak
+# Podman then forgot); the second's delete removes only its own cgroup,
+# as runc leaves every parent.  In the other order the parent goes with
+# the container that made it.
+t_shared_parent() {
+	local p=shp-$$ q=shq-$$ d tops=()
+	mkbundle ".linux.cgroupsPath = \"$p/a\"" sleep 100
+	up c1 || return
+	mkbundle ".linux.cgroupsPath = \"$p/b\"" sleep 100
+	up c2 || return
+	for d in $(jq -r '.cgroupCreated[]' "$T/root/c1/state.json"); do
+		assert_eq "${d##*/}" "$p" "cgroupCreated of c1"
+		tops+=("$d")
+	done
+	[ ${#tops[@]} -gt 0 ] || fail "no cgroupCreated in c1's state.json"
+	defer rmdir "${tops[@]}"
+	for d in $(jq -r '.cgroupCreated[]' "$T/root/c2/state.json"); do
+		assert_eq "${d#*/"$p"/}" b "cgroupCreated of c2 (its own cgroup only)"
+	done
+	br delete --force c1
+	assert_rc 0
+	assert_eq "$err" "" "stderr of c1's delete"
+	assert_no_file "$T/root/c1"
+	is_status c2 running || fail "c2 is $(state_field c2 status) after c1's delete"
+	for d in "${tops[@]}"; do
+		[ -d "$d/b" ] || fail "$d/b (c2's) is gone after c1's delete"
+		[ ! -e "$d/a" ] || fail "$d/a (c1's) is still there"
+	done
+	br delete --force c2
+	assert_rc 0
+	assert_no_file "$T/root/c2"
+	for d in "${tops[@]}"; do
+		[ -d "$d" ] || fail "$d went with c2, which did not make it"
+		[ ! -e "$d/b" ] || fail "$d/b (c2's) is still there"
+	done
+	rmdir "${tops[@]}" || fail "the parent left is not empty"
+
+	# the other order: the second first, then the one that made it
+	mkbundle ".linux.cgroupsPath = \"$q/a\"" sleep 100
+	up c3 || return
+	mkbundle ".linux.cgroupsPath = \"$q/b\"" sleep 100
+	up c4 || return
+	br delete --force c4
+	assert_rc 0
+	br delete --force c3
+	assert_rc 0
+	assert_nothing_left c3 "after both deletes"
+	assert_nothing_left c4 "after both deletes"
+}
+
+# The same parent removed (by the delete of the container that made it,
+# empty at that moment) between a create's finding it there and its mkdir
+# of the container's cgroup in it: the create walks again and makes the
+# parent itself (it failed "mkdir ...: No such file or directory").  The
+# create stops at the step (BRIG_FAULT, the asan build) while the test
+# deletes the other container.
+t_parent_removed_under_create() {
+	local p=shr-$$ pid st i
+	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
+		skip "brig was built without --enable-fault-injection"
+	mkbundle ".linux.cgroupsPath = \"$p/a\"" sleep 100
+	up c1 || return
+	mkbundle ".linux.cgroupsPath = \"$p/b\"" sleep 100
+	delete_at_end c2
+	BRIG_FAULT=cgroup.mkdir-leaf:stop "$BRIG" --root "$T/root" create --bundle "$T/b" c2 \
+		</dev/null >"$T/c2.out" 2>&1 &
+	pid=$!
+	for i in $(seq 1 500); do
+		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
+		[ "$st" = T ] && break
+		sleep 0.01
+	done
+	[ "$st" = T ] || fail "c2's create never stopped at cgroup.mkdir-leaf"
+	br delete --force c1
+	assert_rc 0
+	# go on, as often as it stops again (once per hierarchy)
+	while kill -0 "$pid" 2>/dev/null; do
+		[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && kill -CONT "$pid"
+		sleep 0.01
+	done
+	wait "$pid"
+	assert_eq "$?" 0 "create of c2 ($(cat "$T/c2.out"))"
+	for d in $(jq -r '.cgroupCreated[]' "$T/root/c2/state.json"); do
+		assert_eq "${d##*/}" "$p" "cgroupCreated of c2 (the parent it made again)"
+	done
+	br delete --force c2
+	assert_rc 0
+	assert_nothing_left c1 "after the deletes"
+	assert_nothing_left c2 "after the deletes"
+}
+
 # --cgroup-manager disabled (crun's, what Podman's --cgroups=disabled
 # passes to a runtime in runtime_supports_nocgroup): no cgroup at all, the
 # container stays in the caller's, and limits are not applied.
@@ -1102,6 +1195,8 @@ t_systemd_not_running() {
 }
 
 tap_test "no cgroupsPath: the id under the caller's cgroup; grp/sub nests; delete removes all" t_placement
+tap_test "a parent shared by two containers: the first delete leaves it, no error" t_shared_parent
+tap_test "a parent removed under a create: the walk starts again" t_parent_removed_under_create
 tap_test "--cgroup-manager disabled: no cgroup, no limit; bad values" t_cgroup_manager_disabled
 tap_test "a cgroup namespace: / in /proc/self/cgroup, its own limits in /sys/fs/cgroup" t_cgroupns
 tap_test "memory: limit, reservation, swap (swappiness, disableOOMKiller on v1)" t_memory
