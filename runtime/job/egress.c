@@ -332,6 +332,7 @@ static int make_table(struct brig_egress *e, struct brig_error *err)
 
 	memcpy(t.host, e->host, 4);
 	memcpy(t.job, e->job, 4);
+	memcpy(t.job6, e->v6.inside, 16);
 	e->table = true;
 	return brig_egress_nft_table(e->nft, &t, err);
 }

@@ -200,6 +200,7 @@ struct brig_egress_table {
 	const char *link;                      /* brig's end of the job's link */
 	uint8_t host[4];                       /* its address: the job's resolver */
 	uint8_t job[4];                        /* the job's address */
+	uint8_t job6[16];                      /* its IPv6 address (the link's) */
 	const struct brig_egress_rules *rules; /* its CIDR rules; NULL: none */
 };
 

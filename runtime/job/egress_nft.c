@@ -15,6 +15,16 @@
  *   deny      the destination kept (a dynamic set: the result's
  *             denied_addresses), counted, dropped
  *   nat       the job's address masqueraded as it leaves
+ *   pre       IPv6 from the job's link, which is not routed: neighbour
+ *             discovery from the job's own address passes, the rest is
+ *             counted and dropped
+ *
+ * and a table of the same name in the arp family, whose input chain drops
+ * what comes from the job's link with a sender address other than the
+ * job's.  A job with CAP_NET_RAW could otherwise have brig's namespace
+ * (the host's) learn a neighbour for any address it names, one ARP
+ * request or solicitation each, up to the neighbour tables' limit, which
+ * every link of the namespace shares.
  *
  * A packet goes through every table's chains at a hook: this table only
  * drops or accepts what touches its own link and returns otherwise.
@@ -126,6 +136,7 @@ static int run(struct brig_egress_nft *n, const char *cmd, const char *what, str
 }
 
 #define TABLE "inet brig_e%u"
+#define ARP_TABLE "arp brig_e%u"
 
 /* A CIDR rule's match (NET4: IPv6 is not routed). */
 static void cidr_rule(struct brig_strbuf *b, const struct brig_egress_rule *r)
@@ -142,15 +153,24 @@ static void cidr_rule(struct brig_strbuf *b, const struct brig_egress_rule *r)
 int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_table *t,
                           struct brig_error *err)
 {
-	char host[INET_ADDRSTRLEN], job[INET_ADDRSTRLEN];
+	char host[INET_ADDRSTRLEN], job[INET_ADDRSTRLEN], job6[INET6_ADDRSTRLEN];
 	struct brig_strbuf b = BRIG_STRBUF_INIT;
 	int r;
 
 	inet_ntop(AF_INET, t->host, host, sizeof(host));
 	inet_ntop(AF_INET, t->job, job, sizeof(job));
-	/* made, emptied and deleted in one go: a table left by a dead job of
-	 * this slot goes, and this one is made anew */
+	inet_ntop(AF_INET6, t->job6, job6, sizeof(job6));
+	/* made, emptied and deleted in one go: tables left by a dead job of
+	 * this slot go, and these are made anew */
 	brig_strbuf_addf(&b, "table " TABLE "\ndelete table " TABLE "\n", t->slot, t->slot);
+	brig_strbuf_addf(&b, "table " ARP_TABLE "\ndelete table " ARP_TABLE "\n", t->slot, t->slot);
+	brig_strbuf_addf(&b,
+	                 "table " ARP_TABLE " {\n"
+	                 "\tchain in {\n"
+	                 "\t\ttype filter hook input priority filter - 10; policy accept;\n"
+	                 "\t\tiifname != \"%s\" return\n"
+	                 "\t\tarp saddr ip != %s drop\n\t}\n}\n",
+	                 t->slot, t->link, job);
 	brig_strbuf_addf(&b, "table " TABLE " {\n", t->slot);
 	brig_strbuf_addf(&b,
 	                 "\tset learned { type ipv4_addr; flags timeout; }\n"
@@ -170,19 +190,20 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 	/* IPv6 is not routed: what the job sends over it is refused and
 	 * counted before routing (with forwarding off the kernel would drop
 	 * it unseen); neighbour discovery with brig's end, which the job
-	 * needs to send anything, passes, and the rest of the link's own
-	 * multicast (MLD reports) is dropped uncounted: no attempt to reach
-	 * anyone */
+	 * needs to send anything, passes from the job's own address (the
+	 * link's only one: no link-local), and the rest of the link's own
+	 * multicast (MLD reports, a solicitation from any other source) is
+	 * dropped uncounted: no attempt to reach anyone */
 	brig_strbuf_addf(&b,
 	                 "\tchain pre {\n"
 	                 "\t\ttype filter hook prerouting priority filter - 10; policy accept;\n"
 	                 "\t\tiifname != \"%s\" return\n"
 	                 "\t\tmeta nfproto ipv4 return\n"
-	                 "\t\ticmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } "
+	                 "\t\tip6 saddr %s icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert } "
 	                 "ip6 hoplimit 255 return\n"
 	                 "\t\tip6 daddr ff02::/16 drop\n"
 	                 "\t\tjump deny\n\t}\n",
-	                 t->link);
+	                 t->link, job6);
 	brig_strbuf_addf(&b,
 	                 "\tchain in {\n"
 	                 "\t\ttype filter hook input priority filter - 10; policy accept;\n"
@@ -224,9 +245,12 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 
 int brig_egress_nft_remove(struct brig_egress_nft *n, unsigned slot, struct brig_error *err)
 {
-	char cmd[96];
+	char cmd[192];
 
 	/* made first, so that a missing table is no error */
-	snprintf(cmd, sizeof(cmd), "table " TABLE "\ndelete table " TABLE "\n", slot, slot);
-	return run(n, cmd, "remove the job's table", err);
+	snprintf(cmd, sizeof(cmd),
+	         "table " TABLE "\ndelete table " TABLE "\ntable " ARP_TABLE
+	         "\ndelete table " ARP_TABLE "\n",
+	         slot, slot, slot, slot);
+	return run(n, cmd, "remove the job's tables", err);
 }

@@ -773,6 +773,45 @@ t_job_cannot_change_rules() {
 	assert_egress_clean
 }
 
+# 10b. A job with CAP_NET_RAW names addresses it does not have as its
+# own on the link, raw: ARP requests and IPv6 neighbour solicitations to
+# brig's end with a spoofed sender, three each.  Brig's namespace (the
+# host's, in use) learns none of them (it learned every one before: a
+# job could fill the host's neighbour tables, which all its links
+# share); the job's own address still resolves brig's end (what it is
+# allowed, it reaches).
+t_spoofed_neighbours() {
+	need_egress
+	local s i seen=
+	# shellcheck disable=SC2016
+	s='gw=$(netprobe resolver); gw6=$(ip -6 route show default | awk "{ print \$3 }"); '
+	for i in 1 2 3; do
+		s+="netprobe spoof arp eth0 192.0.2.7$i \$gw; netprobe spoof nd eth0 2001:db8::7$i \$gw6; "
+	done
+	bg_job --network egress --keep-caps NET_RAW --allow 192.0.2.20/32 --timeout 60s -- \
+		sh -c "$READY; $s"'i=0; while [ ! -e /s/go ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done; '"$(probes "+tcp 192.0.2.20 7")"
+	job_started || return
+	# the neighbours brig's namespace has, until the job is told to end
+	for i in $(seq 1 40); do
+		seen+=$(ip neigh show | grep -E '^(192\.0\.2\.7[0-9]|2001:db8::7[0-9]) ')$'\n'
+		[ "$(grep -c ' sent$' "$T/bg.out")" -ge 6 ] && [ "$i" -ge 10 ] && break
+		sleep 0.05
+	done
+	seen+=$(ip neigh show | grep -E '^(192\.0\.2\.7[0-9]|2001:db8::7[0-9]) ')
+	seen=$(sort -u <<<"$seen" | sed '/^$/d')
+	touch "$T/s/go"
+	wait_exit "$BG_PID" 30
+	assert_eq "$rc" 0 "status of the job (stderr: $(cat "$T/bg.err"))"
+	out=$(cat "$T/bg.out")
+	for i in 1 2 3; do
+		assert_match "$(grep "^spoof arp 192.0.2.7$i " <<<"$out")" ' sent$' "the job's ARP as 192.0.2.7$i"
+		assert_match "$(grep "^spoof nd 2001:db8::7$i " <<<"$out")" ' sent$' "the job's NS as 2001:db8::7$i"
+	done
+	assert_eq "$seen" "" "neighbours brig's namespace learned from the job's spoofed senders"
+	reached tcp 192.0.2.20 7
+	assert_egress_clean
+}
+
 # 11. 64 jobs at once, job i allowing allowed.test (even i) or
 # sub.allowed.test (odd i), each trying both names and the other's
 # address: every one reaches its own name only.  (BRIG_EGRESS_JOBS=N, a
@@ -944,6 +983,7 @@ tap_test "IPv6: not routed, every attempt refused and counted; IPv6 rules refuse
 tap_test "CIDR rules, with and without a port" t_cidr_rules
 tap_test "a CNAME chain" t_cname
 tap_test "the job cannot change the rules" t_job_cannot_change_rules
+tap_test "spoofed ARP and neighbour solicitations: brig's namespace learns none" t_spoofed_neighbours
 tap_test "64 jobs at once, each with its own rules" t_concurrent
 tap_test "brig SIGKILLed mid-job: --gc leaves nothing" t_sigkill_gc
 tap_test "bad --allow values: 125, one line, nothing left" t_bad_allow

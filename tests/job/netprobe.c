@@ -38,6 +38,16 @@
  *   netprobe resolver
  *       /etc/resolv.conf's first nameserver.
  *
+ *   netprobe spoof arp|nd IFACE SOURCE TARGET
+ *       One ARP request (who has the IPv4 TARGET, tell SOURCE; broadcast)
+ *       or one IPv6 neighbour solicitation (for TARGET, from SOURCE, to
+ *       TARGET's solicited-node group, with IFACE's address as the
+ *       source link-layer option), SOURCE being any address: what a job
+ *       with CAP_NET_RAW could send to make its neighbour on the link
+ *       learn addresses it does not have.  Sent through a packet socket
+ *       on IFACE.  One line: "spoof arp|nd SOURCE TARGET sent" or
+ *       "... error=ENAME".
+ *
  * -w MS: how long to wait for each connect and each answer (default
  * 1000).  Exit status 0 when a line was printed, 2 on bad usage.
  */
@@ -52,6 +62,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_packet.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -572,11 +586,125 @@ static int probe(int tcp, const char *host, const char *port_s)
 	return 0;
 }
 
+/* ------------------------------------------------------------ spoof */
+
+/* The ones' complement sum of @n bytes, folded on top of @sum. */
+static uint32_t csum_add(uint32_t sum, const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)p[i] << 8 | p[i + 1];
+	if (n & 1)
+		sum += (uint32_t)p[n - 1] << 8;
+	return sum;
+}
+
+static uint16_t csum_fold(uint32_t sum)
+{
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return (uint16_t)~sum;
+}
+
+/* One frame of @len bytes of @proto to @mac through a packet socket on
+ * @iface (the kernel adds the Ethernet header); 0 or an errno. */
+static int send_frame(const char *iface, uint16_t proto, const uint8_t mac[6], const void *frame,
+                      size_t len, uint8_t own[6])
+{
+	struct sockaddr_ll to = { .sll_family = AF_PACKET,
+		                  .sll_protocol = htons(proto),
+		                  .sll_halen = 6 };
+	struct ifreq ifr = { 0 };
+	int fd = socket(AF_PACKET, SOCK_DGRAM | SOCK_CLOEXEC, htons(proto)), e = 0;
+
+	if (fd < 0)
+		return errno;
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", iface);
+	if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0 || !(to.sll_ifindex = (int)if_nametoindex(iface)))
+		e = errno;
+	memcpy(to.sll_addr, mac, 6);
+	if (!e && own)
+		memcpy(own, ifr.ifr_hwaddr.sa_data, 6);
+	if (!e && !own && sendto(fd, frame, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		e = errno;
+	close(fd);
+	return e;
+}
+
+static int spoof_arp(const char *iface, const struct in_addr *src, const struct in_addr *dst)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	uint8_t p[28] = { 0, 1, 8, 0, 6, 4, 0, 1 }, mac[6];
+	int e = send_frame(iface, ETH_P_ARP, bcast, NULL, 0, mac);
+
+	if (e)
+		return e;
+	memcpy(p + 8, mac, 6);
+	memcpy(p + 14, src, 4);
+	memcpy(p + 24, dst, 4);
+	return send_frame(iface, ETH_P_ARP, bcast, p, sizeof(p), NULL);
+}
+
+static int spoof_nd(const char *iface, const struct in6_addr *src, const struct in6_addr *dst)
+{
+	uint8_t p[40 + 32] = { 0x60 }, mac[6], group[16] = { 0xff, 0x02 }, to[6] = { 0x33, 0x33 };
+	uint8_t *icmp = p + 40, len[4] = { 0, 0, 0, 32 }, next[4] = { 0, 0, 0, 58 };
+	uint32_t sum;
+	uint16_t c;
+	int e = send_frame(iface, ETH_P_IPV6, to, NULL, 0, mac);
+
+	if (e)
+		return e;
+	/* the solicited-node group ff02::1:ffXX:XXXX and its MAC */
+	group[11] = 1;
+	group[12] = 0xff;
+	memcpy(group + 13, dst->s6_addr + 13, 3);
+	memcpy(to + 2, group + 12, 4);
+	p[5] = 32; /* payload length */
+	p[6] = 58; /* ICMPv6 */
+	p[7] = 255;
+	memcpy(p + 8, src, 16);
+	memcpy(p + 24, group, 16);
+	icmp[0] = 135; /* neighbour solicitation */
+	memcpy(icmp + 8, dst, 16);
+	icmp[24] = 1; /* source link-layer address */
+	icmp[25] = 1;
+	memcpy(icmp + 26, mac, 6);
+	sum = csum_add(0, p + 8, 32); /* the pseudo-header */
+	sum = csum_add(sum, len, 4);
+	sum = csum_add(sum, next, 4);
+	c = csum_fold(csum_add(sum, icmp, 32));
+	icmp[2] = (uint8_t)(c >> 8);
+	icmp[3] = (uint8_t)c;
+	return send_frame(iface, ETH_P_IPV6, to, p, sizeof(p), NULL);
+}
+
+static int spoof(const char *kind, const char *iface, const char *src, const char *dst)
+{
+	struct in6_addr s6, d6;
+	struct in_addr s4, d4;
+	int e;
+
+	if (!strcmp(kind, "arp") && inet_pton(AF_INET, src, &s4) == 1 &&
+	    inet_pton(AF_INET, dst, &d4) == 1)
+		e = spoof_arp(iface, &s4, &d4);
+	else if (!strcmp(kind, "nd") && inet_pton(AF_INET6, src, &s6) == 1 &&
+	         inet_pton(AF_INET6, dst, &d6) == 1)
+		e = spoof_nd(iface, &s6, &d6);
+	else
+		return -1;
+	if (e)
+		say("spoof %s %s %s error=%s", kind, src, dst, errname(e));
+	else
+		say("spoof %s %s %s sent", kind, src, dst);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: netprobe [-w MS] tcp|udp HOST PORT\n"
 	                "       netprobe [-w MS] dns [-t] SERVER|- NAME TYPE\n"
-	                "       netprobe resolver\n");
+	                "       netprobe resolver\n"
+	                "       netprobe spoof arp|nd IFACE SOURCE TARGET\n");
 	return 2;
 }
 
@@ -623,6 +751,8 @@ int main(int argc, char **argv)
 			    rcode_name(a.rcode, b, sizeof(b)), a.text);
 		return 0;
 	}
+	if (!strcmp(argv[i], "spoof") && argc - i == 5)
+		return spoof(argv[i + 1], argv[i + 2], argv[i + 3], argv[i + 4]) < 0 ? usage() : 0;
 	if (!strcmp(argv[i], "resolver") && argc - i == 1) {
 		char server[128];
 		if (resolver(server, sizeof(server)) < 0)
