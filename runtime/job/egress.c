@@ -48,7 +48,10 @@
 #include "util/log.h"
 
 #define SLOT_DIR "/run/brig-egress"
-/* The links' IPv6 network, fd62:7269:6700::/96 (egress.h). */
+/* The links' IPv6 addresses: the same slot's /126 at the end of this ULA
+ * /96 of brig's, fd62:7269:6700::/96.  IPv6 is not routed: the job has an
+ * address and a default route only so that what it sends over IPv6
+ * reaches brig's end, to be refused and counted there. */
 static const uint8_t LINK6[16] = { 0xfd, 0x62, 0x72, 0x69, 0x67 };
 /* A learned address is allowed this long at least and at most, whatever
  * its answer's TTL says. */

@@ -98,10 +98,6 @@ bool brig_egress_learnable6(const uint8_t a[16]);
 #define BRIG_EGRESS_NET_A 10
 #define BRIG_EGRESS_NET_B 213 /* 10.213.0.0/16 */
 #define BRIG_EGRESS_SLOTS 16384
-/* The links' IPv6 addresses: the same slot's /126 at the end of a ULA
- * /96 of brig's, fd62:7269:6700::/96 (egress.c).  IPv6 is not routed: the
- * job has an address and a default route only so that what it sends over
- * IPv6 reaches brig's end, to be refused and counted there. */
 
 /* ---------------------------------------------------------- egress_dns.c */
 

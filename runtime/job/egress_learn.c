@@ -141,33 +141,57 @@ static void append(struct brig_egress_learn *l, char *buf, size_t *len, uint16_t
 	lib.nftnl_set_free(s);
 }
 
-/* Every message of the batch acked (@acks of them), or the first error. */
-static int read_acks(struct brig_egress_learn *l, int acks)
-{
-	char buf[8192];
+typedef void (*reply_cb)(const struct nlmsghdr *h, void *arg);
 
-	while (acks > 0) {
+/*
+ * Send the @len bytes at @msg, then read until they are answered: a batch
+ * (@cb NULL) by @acks acks, or the first error; a get (@cb set: a dump
+ * with @dump) by its replies of sequence @seq, each handed to @cb, until
+ * its end (the ack, or NLMSG_DONE).  0 or -errno.
+ */
+static int exchange(struct brig_egress_learn *l, const void *msg, size_t len, int acks,
+                    uint32_t seq, bool dump, reply_cb cb, void *arg)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	char buf[16384];
+
+	/* what an earlier exchange that failed may have left unread */
+	while (recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
+		;
+	if (sendto(l->fd, msg, len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -errno;
+	for (;;) {
 		ssize_t n = recv(l->fd, buf, sizeof(buf), 0);
-		int len = (int)n;
+		int rlen = (int)n;
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return -errno;
 		}
-		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, len);
-		     h = NLMSG_NEXT(h, len)) {
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, rlen);
+		     h = NLMSG_NEXT(h, rlen)) {
 			const struct nlmsgerr *e = NLMSG_DATA(h);
 
-			if (h->nlmsg_type != NLMSG_ERROR || h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+			if (cb && h->nlmsg_seq != seq)
 				continue;
-			/* a failed batch says so once, for the message that failed */
+			if (h->nlmsg_type == NLMSG_DONE && cb)
+				return 0;
+			if (h->nlmsg_type != NLMSG_ERROR) {
+				if (cb)
+					cb(h, arg);
+				continue;
+			}
+			if (h->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
+				return -EPROTO;
+			/* a failed batch says so once, for the message that
+			 * failed; a get's ack ends it, as a dump's DONE does */
 			if (e->error)
 				return e->error;
-			acks--;
+			if (cb ? !dump : --acks == 0)
+				return 0;
 		}
 	}
-	return 0;
 }
 
 int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, const uint8_t addr[4],
@@ -177,14 +201,10 @@ int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, const uint8_t 
 	uint8_t key[8] = { 0 };
 	size_t klen = port ? 8 : 4;
 	const char *set = port ? "learned_port" : "learned";
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
 	char buf[2048];
 	size_t len = 0;
 	int r;
 
-	/* what an earlier batch that failed may have left unread */
-	while (recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
 	memcpy(key, addr, 4);
 	if (port) {
 		uint16_t be = htons(port);
@@ -199,9 +219,7 @@ int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, const uint8_t 
 	append(l, buf, &len, NFT_MSG_NEWSETELEM, NLM_F_CREATE,
 	       one_element(slot, set, key, klen, ttl));
 	len += NLMSG_ALIGN(lib.nftnl_batch_end(buf + len, ++l->seq)->nlmsg_len);
-	if (sendto(l->fd, buf, len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return brig_error_setp(err, errno, "nftables: allow an address");
-	r = read_acks(l, replace ? 2 : 1);
+	r = exchange(l, buf, len, replace ? 2 : 1, 0, false, NULL, NULL);
 	if (r < 0)
 		return brig_error_setp(err, -r, "nftables: allow an address in set \"%s\"", set);
 	return 0;
@@ -209,48 +227,11 @@ int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, const uint8_t 
 
 /* ---------------------------------------------------------- figures */
 
-typedef void (*reply_cb)(const struct nlmsghdr *h, void *arg);
-
 /* Send the one request @h (a get: a dump with @dump) and hand each reply
- * of the kind asked to @cb until its end (the ack, or NLMSG_DONE). */
+ * of the kind asked to @cb until its end. */
 static int ask(struct brig_egress_learn *l, struct nlmsghdr *h, bool dump, reply_cb cb, void *arg)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	char buf[16384];
-	uint32_t seq = h->nlmsg_seq;
-
-	while (recv(l->fd, buf, sizeof(buf), MSG_DONTWAIT) > 0)
-		;
-	if (sendto(l->fd, h, h->nlmsg_len, 0, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	for (;;) {
-		ssize_t n = recv(l->fd, buf, sizeof(buf), 0);
-		int len = (int)n;
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		for (struct nlmsghdr *r = (struct nlmsghdr *)buf; NLMSG_OK(r, len);
-		     r = NLMSG_NEXT(r, len)) {
-			if (r->nlmsg_seq != seq)
-				continue;
-			if (r->nlmsg_type == NLMSG_DONE)
-				return 0;
-			if (r->nlmsg_type == NLMSG_ERROR) {
-				const struct nlmsgerr *e = NLMSG_DATA(r);
-
-				if (r->nlmsg_len < NLMSG_LENGTH(sizeof(*e)))
-					return -EPROTO;
-				/* a get's ack ends it, as a dump's DONE does */
-				if (e->error || !dump)
-					return e->error;
-				continue;
-			}
-			cb(r, arg);
-		}
-	}
+	return exchange(l, h, h->nlmsg_len, 0, h->nlmsg_seq, dump, cb, arg);
 }
 
 static void on_counter(const struct nlmsghdr *h, void *arg)

@@ -245,6 +245,16 @@ int brig_veth_create(const char *host, const char *peer, struct brig_error *err)
 
 /* ---------------------------------------------------------------- give */
 
+/* "add address A/PREFIX to link L" failed with @e. */
+static int addr6_failed(struct brig_error *err, int e, const uint8_t a[16], unsigned prefix,
+                        const char *link)
+{
+	char text[INET6_ADDRSTRLEN];
+
+	inet_ntop(AF_INET6, a, text, sizeof(text));
+	return brig_error_setp(err, e, "add address %s/%u to link \"%s\"", text, prefix, link);
+}
+
 /* The steps of brig_veth_give on the other side, for @inside just moved
  * into the namespace of @fd: no IPv6 address of its making, its address,
  * up, the default route (its prefix's route the kernel adds itself). */
@@ -273,9 +283,7 @@ static int settle(int fd, const char *inside, const uint8_t addr[4], unsigned pr
 	if (add_addr(fd, AF_INET6, l.index, v6->inside, v6->prefix) < 0) {
 		if (ipv6_off(errno))
 			return 0;
-		inet_ntop(AF_INET6, v6->inside, text, sizeof(text));
-		return brig_error_setp(err, errno, "add address %s/%u to link \"%s\"", text,
-		                       v6->prefix, inside);
+		return addr6_failed(err, errno, v6->inside, v6->prefix, inside);
 	}
 	if (default_route(fd, AF_INET6, l.index, v6->host) < 0) {
 		inet_ntop(AF_INET6, v6->host, text, sizeof(text));
@@ -334,7 +342,6 @@ int brig_veth_create_in(const char *host, const uint8_t host_addr[4], int nsfd, 
                         const uint8_t addr[4], unsigned prefix, const struct brig_veth_addr6 *v6,
                         struct brig_error *err)
 {
-	char text[INET6_ADDRSTRLEN];
 	_cleanup_close_ int fd = -1;
 	_cleanup_close_ int ctr = -1;
 	struct brig_nl_link l;
@@ -367,9 +374,7 @@ int brig_veth_create_in(const char *host, const uint8_t host_addr[4], int nsfd, 
 	}
 	if (v6 && add_addr(fd, AF_INET6, l.index, v6->host, v6->prefix) < 0) {
 		if (!ipv6_off(errno)) {
-			inet_ntop(AF_INET6, v6->host, text, sizeof(text));
-			brig_error_setp(err, errno, "add address %s/%u to link \"%s\"", text,
-			                v6->prefix, host);
+			addr6_failed(err, errno, v6->host, v6->prefix, host);
 			goto fail;
 		}
 		v6 = NULL; /* IPv6 is off here: none inside either */
