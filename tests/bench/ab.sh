@@ -32,30 +32,16 @@
 # all), ROUNDS (6), WARMUP (3, each round), BENCHES, AB_CACHE, KEEP=1
 # (keeps the work directory and the JSON).
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-120}
 WARMUP=${WARMUP:-3}
 ROUNDS=${ROUNDS:-6}
 BENCHES=${BENCHES:-run seccomp job exec}
 AB_CACHE=${AB_CACHE:-/var/tmp/brig-ab}
 
-note() { printf 'ab: %s\n' "$*"; }
-die() {
-	printf 'ab: %s\n' "$*" >&2
-	exit 1
-}
-
 [ $# -ge 1 ] || die "usage: $0 REV... (git revisions to compare the work tree's brig with)"
-[ "$(id -u)" -eq 0 ] || die "needs root (brig creates namespaces and mounts)"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in hyperfine jq git; do
-	command -v "$c" >/dev/null 2>&1 && continue
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$c" >/dev/null 2>&1 ||
-		die "needs $c (apt-get install $c)"
-done
+bench_start ab hyperfine jq git
 
 # build REV: the path of REV's brig, built once into $AB_CACHE/<commit>.
 build() {
@@ -81,34 +67,21 @@ build() {
 	echo "$dir/brig"
 }
 
+cleanup() {
+	local i
+	for i in "${!bins[@]}"; do
+		bench_delete_all "${bins[i]}" "$W/root-$i"
+	done
+	bench_finish
+}
 labels=(work) bins=("$BRIG")
+trap cleanup EXIT
 for rev in "$@"; do
 	bin=$(build "$rev") || exit 1
 	labels+=("$rev") bins+=("$bin")
 done
 
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-ab.XXXXXX") || die "mktemp"
-cleanup() {
-	local i id
-	for i in "${!bins[@]}"; do
-		for id in "$W/root-$i"/*/; do
-			[ -d "$id" ] || continue
-			"${bins[i]}" --root "$W/root-$i" delete --force "$(basename "$id")" >/dev/null 2>&1
-		done
-	done
-	if [ "${KEEP:-0}" = 1 ]; then
-		note "kept $W"
-	else
-		rm -rf "$W"
-	fi
-}
-trap cleanup EXIT
-
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
-BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
-brig_bundle_edit "$W/bundle" '.process.terminal = false | .process.args = ["true"]' ||
-	die "cannot edit the bundle"
+bench_bundle "$W/bundle"
 mkdir -p "$W/bundle-seccomp" "$W/bundle-sleep" &&
 	jq --arg root "$W/bundle/rootfs" --slurpfile p "$SRC/contrib/seccomp/default.json" \
 		'.root.path = $root | .linux.seccomp = $p[0]' "$W/bundle/config.json" \

@@ -21,26 +21,13 @@
 # It prints medians (ms) and the ratios brig/runc; it never asserts.
 # Environment: BRIG (default: the build's brig), RUNS (3), KEEP=1.
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-3}
-
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in criu jq gcc python3; do
-	command -v "$c" >/dev/null 2>&1 || die "needs $c"
-done
+bench_need criu
 criu check >/dev/null 2>&1 || die "criu check fails on this kernel ($(uname -r)): run it in the vm guest"
+bench_start cp criu jq gcc python3
 RUNC=$(command -v runc) || RUNC=
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-cp.XXXXXX") || die "mktemp"
 # whatever ends the run: no container of its left running (a guest
 # waits for every process), then its files
 cleanup() {
@@ -55,12 +42,10 @@ cleanup() {
 		done
 	done
 	pkill -P $$ 2>/dev/null
-	[ "${KEEP:-0}" = 1 ] || rm -rf "$W"
+	bench_finish
 }
 trap cleanup EXIT
 
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
 brig_make_rootfs "$W/rootfs" || die "cannot make the rootfs"
 cat >"$W/mem.c" <<'EOF'
 #include <stdlib.h>

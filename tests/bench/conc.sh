@@ -11,38 +11,14 @@
 # Environment: BRIG (default: the build's brig), RUNS (160), CONC ("1 8
 # 32"), KEEP=1 keeps the work directory.
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-160}
 CONC=${CONC:-1 8 32}
+bench_start conc jq
+trap bench_finish EXIT
 
-note() { printf 'bench: %s\n' "$*"; }
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root (the runtimes create namespaces and mounts)"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-command -v jq >/dev/null 2>&1 || die "needs jq"
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-conc.XXXXXX") || die "mktemp"
-cleanup() {
-	if [ "${KEEP:-0}" = 1 ]; then
-		note "kept $W"
-	else
-		rm -rf "$W"
-	fi
-}
-trap cleanup EXIT
-
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
-BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
-brig_bundle_edit "$W/bundle" '.process.terminal = false | .process.args = ["true"]
-	| .ociVersion = "1.1.0"' || die "cannot edit the bundle"
+bench_bundle "$W/bundle"
 
 runtimes="brig"
 for r in crun runc; do

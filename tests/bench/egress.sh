@@ -23,41 +23,18 @@
 # Environment: BRIG (default: the build's brig), RUNS (100), WARMUP (5),
 # LOOKUPS (100).
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-100}
 WARMUP=${WARMUP:-5}
 LOOKUPS=${LOOKUPS:-100}
 
-note() { printf 'bench: %s\n' "$*"; }
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in hyperfine dnsmasq; do
-	command -v "$c" >/dev/null 2>&1 || {
-		pkg=$c
-		[ "$c" = dnsmasq ] && pkg=dnsmasq-base
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null 2>&1 ||
-			note "could not install $pkg"
-	}
-done
-command -v hyperfine >/dev/null 2>&1 || die "needs hyperfine"
-command -v dnsmasq >/dev/null 2>&1 || die "needs dnsmasq (dnsmasq-base)"
-
-# The rest runs in namespaces of its own: the host's network, resolvers
-# and mounts stay as they are.
 if [ -z "${BRIG_BENCH_EGRESS_INSIDE:-}" ]; then
+	bench_need hyperfine dnsmasq=dnsmasq-base
 	exec env BRIG_BENCH_EGRESS_INSIDE=1 unshare --net --mount --propagation private \
 		bash "$0" "$@"
 fi
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-egress.XXXXXX") || die "mktemp"
+bench_start egress hyperfine dnsmasq=dnsmasq-base
 chmod 0755 "$W"
 up_pid='' dns_pid=''
 cleanup() {
@@ -69,8 +46,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
 brig_make_rootfs "$W/rootfs" >/dev/null || die "cannot make the rootfs"
 chmod -R go+rX "$W/rootfs"
 

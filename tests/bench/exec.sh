@@ -14,33 +14,14 @@
 # asserts.  Environment: BRIG (default: the build's brig), RUNS (100),
 # WARMUP (5), KEEP=1 keeps the work directory.
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-100}
 WARMUP=${WARMUP:-5}
+bench_start exec hyperfine jq unshare
+trap bench_finish EXIT
 
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in hyperfine jq unshare; do
-	command -v "$c" >/dev/null 2>&1 || die "needs $c"
-done
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-exec.XXXXXX") || die "mktemp"
-trap '[ "${KEEP:-0}" = 1 ] || rm -rf "$W"' EXIT
-
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
-BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
-# ociVersion 1.1.0: crun 1.8.1 refuses "1.3.0"
-brig_bundle_edit "$W/bundle" '.process.terminal = false | .process.args = ["sleep", "100000"]
-	| .ociVersion = "1.1.0"' || die "cannot edit the bundle"
+bench_bundle "$W/bundle" '.process.args = ["sleep", "100000"]'
 
 runtimes="brig"
 for r in crun runc; do

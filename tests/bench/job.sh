@@ -20,48 +20,26 @@
 # Environment: BRIG (default: the build's brig), RUNS (100), WARMUP (5),
 # CONC ("1 8 64"), JOBS (192), KEEP=1 keeps the work directory.
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-100}
 WARMUP=${WARMUP:-5}
 CONC=${CONC:-1 8 64}
 JOBS=${JOBS:-192}
-
-note() { printf 'bench: %s\n' "$*"; }
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in hyperfine jq crun runc; do
-	command -v "$c" >/dev/null 2>&1 || {
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$c" >/dev/null 2>&1 ||
-			note "could not install $c"
-	}
-done
-command -v hyperfine >/dev/null 2>&1 || die "needs hyperfine"
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-job.XXXXXX") || die "mktemp"
+bench_start job hyperfine jq
+bench_want crun runc || note "crun or runc missing: its figures are skipped"
 chmod 0755 "$W"
 cleanup() {
 	local r
 	for r in crun runc; do
 		command -v "$r" >/dev/null 2>&1 || continue
-		for id in "$W/root-$r"/*/; do
-			[ -d "$id" ] && "$r" --root "$W/root-$r" delete --force "$(basename "$id")" >/dev/null 2>&1
-		done
+		bench_delete_all "$r" "$W/root-$r"
 	done
 	umount "$W/ovl/merged" "$W/ovl/w" 2>/dev/null
-	if [ "${KEEP:-0}" = 1 ]; then note "kept $W"; else rm -rf "$W"; fi
+	bench_finish
 }
 trap cleanup EXIT
 
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
 BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
 chmod -R go+rX "$W/bundle"
 mkdir -p "$W/ovl/w" "$W/ovl/merged" "$W/hardened" "$W/plain" "$W/root-brig" "$W/root-crun" "$W/root-runc"

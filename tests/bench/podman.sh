@@ -14,27 +14,12 @@
 # Environment: BRIG (default: the build's brig), RUNS (30), WARMUP (3),
 # KEEP=1 keeps the work directory.
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-30}
 WARMUP=${WARMUP:-3}
-
-note() { printf 'bench: %s\n' "$*"; }
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in podman conmon hyperfine jq; do
-	command -v "$c" >/dev/null 2>&1 || die "needs $c"
-done
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-podman-bench.XXXXXX") || die "mktemp"
-trap '[ "${KEEP:-0}" = 1 ] && note "kept $W" || rm -rf "$W"' EXIT
+bench_start podman podman conmon hyperfine jq
+trap bench_finish EXIT
 export W BRIG RUNS WARMUP SRC
 
 cat >"$W/inner.sh" <<'EOS'

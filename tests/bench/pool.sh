@@ -42,38 +42,21 @@
 # (100), WARMUP (5), POOL_SIZE (16), DURATION (30), CALLERS (8), KEEP=1
 # keeps the work directory.
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-100}
 WARMUP=${WARMUP:-5}
 POOL_SIZE=${POOL_SIZE:-16}
 DURATION=${DURATION:-30}
 CALLERS=${CALLERS:-8}
-
-note() { printf 'bench: %s\n' "$*"; }
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in hyperfine jq unshare; do
-	command -v "$c" >/dev/null 2>&1 || die "needs $c"
-done
 "$BRIG" pool --help >/dev/null 2>&1 || die "$BRIG has no pool command"
+bench_start pool hyperfine jq unshare
 command -v crun >/dev/null 2>&1 || note "no crun: its figures are skipped"
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-pool.XXXXXX") || die "mktemp"
 chmod 0755 "$W"
 # (the pools, containers and mounts all live in the private namespaces
 # below and die with them: only the directory is left to remove)
-trap '[ "${KEEP:-0}" = 1 ] && note "kept $W" || rm -rf "$W"' EXIT
+trap bench_finish EXIT
 
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
 BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
 chmod -R go+rX "$W/bundle"
 mkdir -p "$W/ovl/w" "$W/ovl/merged" "$W/hardened" "$W/plain" "$W/root" "$W/root-crun" "$W/res"

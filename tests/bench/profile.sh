@@ -13,30 +13,13 @@
 # members' inits are reaped by its init and go with it).  Environment:
 # BRIG (default: the build's brig), RUNS (50).
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-50}
-
-die() {
-	printf 'profile: %s\n' "$*" >&2
-	exit 1
-}
-[ "$(id -u)" -eq 0 ] || die "needs root"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-for c in jq unshare awk; do
-	command -v "$c" >/dev/null 2>&1 || die "needs $c"
-done
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench-profile.XXXXXX") || die "mktemp"
+bench_start profile jq unshare awk
 chmod 0755 "$W"
 trap 'rm -rf "$W"' EXIT
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
-BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
-jq '.process.terminal = false | .process.args = ["true"]' "$W/bundle/config.json" >"$W/c.json" &&
-	mv "$W/c.json" "$W/bundle/config.json" || die "cannot edit the bundle"
+bench_bundle "$W/bundle"
 chmod -R go+rX "$W/bundle"
 # the same with a user namespace of its own (ids 100000..)
 mkdir -p "$W/userns" && jq --arg r "$W/bundle/rootfs" '.root.path = $r

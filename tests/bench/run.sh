@@ -20,69 +20,31 @@
 # as the first write of a pid into a v1 cgroup.procs, then pay a full
 # grace period; back to back they mostly do not).
 set -u
-export LC_ALL=C
-
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-BRIG=${BRIG:-$SRC/brig}
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
 RUNS=${RUNS:-100}
 WARMUP=${WARMUP:-5}
 RSS_RUNS=${RSS_RUNS:-5}
+bench_start run hyperfine jq
+# the runtimes compared, each skipped (with a note) when not installed
+bench_want runc crun /usr/bin/time=time || true
 
-note() { printf 'bench: %s\n' "$*"; }
-die() {
-	printf 'bench: %s\n' "$*" >&2
-	exit 1
-}
-
-[ "$(id -u)" -eq 0 ] || die "needs root (the runtimes create namespaces and mounts)"
-[ -x "$BRIG" ] || die "no brig at $BRIG (build it, or set BRIG)"
-
-# The tools, installed when missing (Debian's packages have these names).
-missing=
-for c in hyperfine runc crun jq; do
-	command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
-done
-[ -x /usr/bin/time ] || missing="$missing time"
-if [ -n "$missing" ] && command -v apt-get >/dev/null 2>&1; then
-	note "installing:$missing"
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null 2>&1 ||
-		{ apt-get update -qq >/dev/null 2>&1 &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null 2>&1; } ||
-		note "could not install:$missing"
-fi
-command -v hyperfine >/dev/null 2>&1 || die "needs hyperfine"
-command -v jq >/dev/null 2>&1 || die "needs jq"
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/brig-bench.XXXXXX") || die "mktemp"
 cleanup() {
 	local r
 	for r in brig crun runc; do
 		[ -d "$W/root-$r" ] || continue
 		command -v "$r" >/dev/null 2>&1 || [ "$r" = brig ] || continue
 		# anything a failed run left behind
-		for id in "$W/root-$r"/*/; do
-			[ -d "$id" ] || continue
-			"${RT[$r]:-$r}" --root "$W/root-$r" delete --force "$(basename "$id")" >/dev/null 2>&1
-		done
+		bench_delete_all "${RT[$r]:-$r}" "$W/root-$r"
 	done
-	if [ "${KEEP:-0}" = 1 ]; then
-		note "kept $W"
-	else
-		rm -rf "$W"
-	fi
+	bench_finish
 }
 declare -A RT=([brig]=$BRIG [crun]=crun [runc]=runc)
 trap cleanup EXIT
 
 # The bundle: busybox, `true`, what `brig spec` writes otherwise (runc's
-# default config).  ociVersion 1.1.0: crun 1.8.1 refuses "1.3.0" ("unknown
-# version specified"), and nothing in this config is newer.
-# shellcheck source=../lib/rootfs.sh
-. "$SRC/tests/lib/rootfs.sh"
-BRIG=$BRIG brig_make_bundle "$W/bundle" >/dev/null || die "cannot make the bundle"
-brig_bundle_edit "$W/bundle" '.process.terminal = false | .process.args = ["true"]
-	| .ociVersion = "1.1.0"' || die "cannot edit the bundle"
+# default config; lib.sh).
+bench_bundle "$W/bundle"
 # The same container under the default seccomp profile (same rootfs).
 mkdir -p "$W/bundle-seccomp" &&
 	jq --arg root "$W/bundle/rootfs" --slurpfile p "$SRC/contrib/seccomp/default.json" \
