@@ -42,4 +42,8 @@ for i in "${!SCRIPTS[@]}"; do
 	printf 'vm: %s: exit %d in %d.%03ds\n' "${LABELS[i]}" "$rc" $((ms / 1000)) $((ms % 1000)) >&2
 done
 
+# the guest's clock at the end, and its source: run.sh compares it with
+# the host's (a guest clock that ran fast made every timeout in it short)
+echo "${EPOCHREALTIME%.*} $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)" \
+	>"$SHARE/results/.clock"
 : >"$SHARE/done"
