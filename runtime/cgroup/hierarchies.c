@@ -265,7 +265,6 @@ int brig_cg_make_dir(struct brig_cg_hier *h, const char *mountpoint, bool whole_
 {
 	size_t ml = strlen(mountpoint);
 	_cleanup_free_ char *path = brig_xstrdup(h->dir);
-
 	int restarts = 0;
 
 	whole_path = whole_path && h->v2;

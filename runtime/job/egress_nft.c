@@ -35,7 +35,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <nftables/libnftables.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +137,14 @@ static int run(struct brig_egress_nft *n, const char *cmd, const char *what, str
 #define TABLE "inet brig_e%u"
 #define ARP_TABLE "arp brig_e%u"
 
+/* Slot @slot's two tables deleted, each made first so that a missing one
+ * is no error. */
+static void drop_tables(struct brig_strbuf *b, unsigned slot)
+{
+	brig_strbuf_addf(b, "table " TABLE "\ndelete table " TABLE "\n", slot, slot);
+	brig_strbuf_addf(b, "table " ARP_TABLE "\ndelete table " ARP_TABLE "\n", slot, slot);
+}
+
 /* A CIDR rule's match (NET4: IPv6 is not routed). */
 static void cidr_rule(struct brig_strbuf *b, const struct brig_egress_rule *r)
 {
@@ -162,8 +169,7 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 	inet_ntop(AF_INET6, t->job6, job6, sizeof(job6));
 	/* made, emptied and deleted in one go: tables left by a dead job of
 	 * this slot go, and these are made anew */
-	brig_strbuf_addf(&b, "table " TABLE "\ndelete table " TABLE "\n", t->slot, t->slot);
-	brig_strbuf_addf(&b, "table " ARP_TABLE "\ndelete table " ARP_TABLE "\n", t->slot, t->slot);
+	drop_tables(&b, t->slot);
 	brig_strbuf_addf(&b,
 	                 "table " ARP_TABLE " {\n"
 	                 "\tchain in {\n"
@@ -245,12 +251,11 @@ int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_ta
 
 int brig_egress_nft_remove(struct brig_egress_nft *n, unsigned slot, struct brig_error *err)
 {
-	char cmd[192];
+	struct brig_strbuf b = BRIG_STRBUF_INIT;
+	int r;
 
-	/* made first, so that a missing table is no error */
-	snprintf(cmd, sizeof(cmd),
-	         "table " TABLE "\ndelete table " TABLE "\ntable " ARP_TABLE
-	         "\ndelete table " ARP_TABLE "\n",
-	         slot, slot, slot, slot);
-	return run(n, cmd, "remove the job's tables", err);
+	drop_tables(&b, slot);
+	r = run(n, b.buf, "remove the job's tables", err);
+	brig_strbuf_release(&b);
+	return r;
 }
