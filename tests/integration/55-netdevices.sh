@@ -129,11 +129,6 @@ refused() {
 
 SHOW='ip link show dev "$1"; ip addr show dev "$1"; cat /sys/class/net/"$1"/flags'
 
-faults() {
-	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
-		skip "brig was built without --enable-fault-injection"
-}
-
 # ------------------------------------------------------------------ tests
 
 t_features() {
@@ -232,7 +227,7 @@ t_stopped() {
 tap_test "delete of a container that exited: its namespace was kept for it" t_stopped
 
 t_killed_create() {
-	faults
+	need_faults
 	host_ns
 	nd_bundle '.linux.netDevices = {"d0": {"name": "eth0"}}' sleep 100
 	defer "$BRIG" --root "$T/root" delete --force c

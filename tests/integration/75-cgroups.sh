@@ -247,9 +247,8 @@ t_shared_parent() {
 # create stops at the step (BRIG_FAULT, the asan build) while the test
 # deletes the other container.
 t_parent_removed_under_create() {
-	local p=shr-$$ pid st i
-	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
-		skip "brig was built without --enable-fault-injection"
+	local p=shr-$$ pid d
+	need_faults
 	mkbundle ".linux.cgroupsPath = \"$p/a\"" sleep 100
 	up c1 || return
 	mkbundle ".linux.cgroupsPath = \"$p/b\"" sleep 100
@@ -257,17 +256,13 @@ t_parent_removed_under_create() {
 	BRIG_FAULT=cgroup.mkdir-leaf:stop "$BRIG" --root "$T/root" create --bundle "$T/b" c2 \
 		</dev/null >"$T/c2.out" 2>&1 &
 	pid=$!
-	for i in $(seq 1 500); do
-		st=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
-		[ "$st" = T ] && break
-		sleep 0.01
-	done
-	[ "$st" = T ] || fail "c2's create never stopped at cgroup.mkdir-leaf"
+	wait_until 5 eval "[ \"\$(proc_state $pid)\" = T ]" ||
+		fail "c2's create never stopped at cgroup.mkdir-leaf"
 	br delete --force c1
 	assert_rc 0
 	# go on, as often as it stops again (once per hierarchy)
 	while kill -0 "$pid" 2>/dev/null; do
-		[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = T ] && kill -CONT "$pid"
+		[ "$(proc_state "$pid")" = T ] && kill -CONT "$pid"
 		sleep 0.01
 	done
 	wait "$pid"

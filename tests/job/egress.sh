@@ -900,8 +900,7 @@ bad_allow() {
 # leaves nothing.  Needs fault injection (CI's asan build has it).
 t_kill_steps() {
 	need_egress
-	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
-		skip "brig was built without --enable-fault-injection (CI's asan build has it)"
+	need_faults
 	local steps s
 	rm -f "$T/steps"
 	BRIG_FAULT_LOG=$T/steps bj --rootfs "$ROOTFS" --network egress --allow allowed.test -- true

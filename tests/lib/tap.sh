@@ -433,6 +433,13 @@ wait_exit() {
 	rc=$?
 }
 
+# need_faults: the test needs BRIG_FAULT (runtime/util/fault.h), which only
+# a build configured with --enable-fault-injection has: skipped otherwise.
+need_faults() {
+	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
+		skip "brig was built without --enable-fault-injection (CI's asan build has it)"
+}
+
 # proc_state PID: the one-letter state of PID (empty when there is none).
 proc_state() {
 	sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null

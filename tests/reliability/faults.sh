@@ -32,12 +32,6 @@ brig_file_bundle
 
 # ----------------------------------------------------------------- helpers
 
-# faults: the test needs BRIG_FAULT (skipped otherwise).
-faults() {
-	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
-		skip "brig was built without --enable-fault-injection (CI's asan build has it)"
-}
-
 # b ARGS...: brig --root $T/root ARGS (out, err, rc), with TMPDIR=$T/tmp.
 b() {
 	mkdir -p "$T/tmp"
@@ -154,7 +148,7 @@ one_line() {
 # run -d killed at each of its steps, in brig or in the init.
 t_kill_run() {
 	local steps s
-	faults || return
+	need_faults || return
 	bundle || return
 	steps=$(steps_of run -d -b "$T/b" c) || return
 	b delete --force c
@@ -169,7 +163,7 @@ t_kill_run() {
 # create killed at each step, then start killed at each of its steps.
 t_kill_create_start() {
 	local steps s
-	faults || return
+	need_faults || return
 	bundle || return
 	steps=$(steps_of create -b "$T/b" c) || return
 	b delete --force c
@@ -195,7 +189,7 @@ t_kill_create_start() {
 # each step, including the wait and the delete after it.
 t_kill_foreground() {
 	local steps s
-	faults || return
+	need_faults || return
 	bundle '.process.args = ["true"]' || return
 	steps=$(steps_of run -b "$T/b" c) || return
 	diag "run: $(tr '\n' ' ' <<<"$steps")"
@@ -208,7 +202,7 @@ t_kill_foreground() {
 # exec killed at each step: the container goes on, and takes execs.
 t_kill_exec() {
 	local steps s
-	faults || return
+	need_faults || return
 	running_c || return
 	steps=$(steps_of exec c true) || return
 	# the exec'd process's own steps, which it cannot log (it has closed
@@ -228,7 +222,7 @@ t_kill_exec() {
 # delete killed at each step: the next delete --force finishes it.
 t_kill_delete() {
 	local steps s
-	faults || return
+	need_faults || return
 	bundle || return
 	b run -d -b "$T/b" c
 	steps=$(steps_of delete --force c) || return
@@ -246,7 +240,7 @@ t_kill_delete() {
 # it paused in all but name), and it takes an exec.
 t_kill_pause_resume() {
 	local steps s cmd
-	faults || return
+	need_faults || return
 	running_c || return
 	for cmd in pause resume; do
 		[ "$cmd" = resume ] && b pause c
@@ -272,7 +266,7 @@ t_kill_pause_resume() {
 # state and list say paused, as runc's (which read the freezer), not the
 # saved "running"; resume thaws it and both say running again.
 t_dead_pause_status() {
-	faults || return
+	need_faults || return
 	running_c || return
 	bf pause.frozen:kill pause c
 	assert_ne "$rc" 0 "pause killed at pause.frozen"
@@ -288,7 +282,7 @@ t_dead_pause_status() {
 # update killed at its step: the container runs on, the next update
 # takes.
 t_kill_update() {
-	faults || return
+	need_faults || return
 	running_c || return
 	bf update.applied:kill update --pids-limit 100 c
 	assert_ne "$rc" 0 "update killed at update.applied"
@@ -302,7 +296,7 @@ t_kill_update() {
 # brig job killed at each step: `brig job --gc` leaves nothing.
 t_kill_job() {
 	local steps s
-	faults || return
+	need_faults || return
 	steps=$(steps_of job --rootfs "$BUNDLE_TPL/rootfs" -- true) || return
 	diag "job: $(wc -l <<<"$steps") steps: $(tr '\n' ' ' <<<"$steps")"
 	for s in $steps; do
@@ -325,7 +319,7 @@ t_kill_job() {
 # everything.  (CRIU itself is never started: this runs where criu
 # cannot, the vm layer's 82-checkpoint.sh kills a job during CRIU's work.)
 t_kill_restore() {
-	faults || return
+	need_faults || return
 	bundle
 	mkdir -p "$T/img"
 	bf restore.criu:kill restore -d --image-path "$T/img" --bundle "$T/b" c1
@@ -346,7 +340,7 @@ t_kill_restore() {
 # nothing.
 t_kill_claim() {
 	local steps s
-	faults || return
+	need_faults || return
 	mkpool P 2 || return
 	steps=$(steps_of job --pool P -- true) || return
 	diag "job --pool: $(tr '\n' ' ' <<<"$steps")"
@@ -371,7 +365,7 @@ t_kill_claim() {
 # status, nothing left, no delete needed.
 t_fail_create() {
 	local steps s n=0
-	faults || return
+	need_faults || return
 	bundle || return
 	steps=$(steps_of run -d -b "$T/b" c) || return
 	b delete --force c
@@ -397,7 +391,7 @@ t_fail_create() {
 # writer's temporary file.
 t_kill_cache_write() {
 	local s
-	faults || return
+	need_faults || return
 	bundle '.linux.seccomp = {defaultAction: "SCMP_ACT_ALLOW",
 		syscalls: [{names: ["kexec_load"], action: "SCMP_ACT_ERRNO"}]}' || return
 	bf write.rename:kill run -d -b "$T/b" c
@@ -480,7 +474,7 @@ t_disk_full() {
 # job's time.
 t_next_claim_repairs() {
 	local id pid
-	faults || return
+	need_faults || return
 	mkpool P 2 || return
 	bf pool.claimed:kill job --pool P -- true
 	id=$(ls "$T/root/pools/P/claimed")
@@ -502,7 +496,7 @@ t_next_claim_repairs() {
 # the follower outlived its pool (CI, pool.sh test 7).
 t_slow_follower() {
 	local d fpid
-	faults || return
+	need_faults || return
 	mkpool P 1 || return
 	bf pool.follow:stop job --pool P -- true
 	assert_rc 0
@@ -530,7 +524,7 @@ t_slow_follower() {
 # how it exited.  Before, start failed with "its process: No such
 # process" (CI, podman.sh "run.brig.job.timeout and .result annotations").
 t_watch_reaped() {
-	faults || return
+	need_faults || return
 	bundle '.process.args = ["sh", "-c", "exit 3"] |
 		.annotations["run.brig.job.result"] = $r' --arg r "$T/result.json" || return
 	b create -b "$T/b" c
@@ -553,7 +547,7 @@ t_watch_reaped() {
 # dir (CI, vm-systemd 76-systemd.sh, delete --force of a scope).
 t_cgroup_removed() {
 	local pid d dpid dirs
-	faults || return
+	need_faults || return
 	running_c || return
 	b state c
 	pid=$(jq -r .pid <<<"$out")

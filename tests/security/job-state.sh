@@ -382,8 +382,7 @@ t_ids_concurrent() {
 # that it is no longer the one at its name and not take that range.
 t_ids_unlinked_under_claimer() {
 	local slot f pid holder base n
-	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
-		skip "brig was built without --enable-fault-injection (CI's asan build has it)"
+	need_faults
 	require_cmd flock
 	mkdir -p "$T/tmp"
 	BRIG_FAULT=job.ids-lock:stop TMPDIR=$T/tmp "$BRIG" --root "$T/root" job --rootfs "$ROOTFS" \
