@@ -82,12 +82,8 @@ for rev in "$@"; do
 done
 
 bench_bundle "$W/bundle"
-mkdir -p "$W/bundle-seccomp" "$W/bundle-sleep" &&
-	jq --arg root "$W/bundle/rootfs" --slurpfile p "$SRC/contrib/seccomp/default.json" \
-		'.root.path = $root | .linux.seccomp = $p[0]' "$W/bundle/config.json" \
-		>"$W/bundle-seccomp/config.json" &&
-	jq --arg root "$W/bundle/rootfs" '.root.path = $root | .process.args = ["sleep", "1000"]' \
-		"$W/bundle/config.json" >"$W/bundle-sleep/config.json" || die "cannot make the bundles"
+bench_bundle_beside "$W/bundle" "$W/bundle-seccomp" '.linux.seccomp = $profile'
+bench_bundle_beside "$W/bundle" "$W/bundle-sleep" '.process.args = ["sleep", "1000"]'
 
 # The commands: no shell around them (-N); a --prepare step (untimed)
 # deletes what a failed run left.

@@ -20,6 +20,9 @@
 # with `brig spec`'s config (runc's default), no terminal, args ["true"],
 # ociVersion 1.1.0 (crun 1.8.1 refuses "1.3.0", and nothing in the config
 # is newer), then the jq filter JQ applied to its config.json.
+# bench_bundle_beside DIR NEW JQ: a bundle NEW whose config is DIR's with
+# JQ applied, its root DIR's rootfs (the same files, no copy); JQ may use
+# $profile, contrib/seccomp/default.json (the Podman-like profile).
 
 export LC_ALL=C
 SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -79,6 +82,13 @@ bench_bundle() {
 	BRIG=$BRIG brig_make_bundle "$1" >/dev/null || die "cannot make the bundle $1"
 	brig_bundle_edit "$1" '.process.terminal = false | .process.args = ["true"]
 		| .ociVersion = "1.1.0"'"${2:+ | $2}" || die "cannot edit the bundle $1"
+}
+
+bench_bundle_beside() {
+	mkdir -p "$2" &&
+		jq --arg root "$1/rootfs" --slurpfile p "$SRC/contrib/seccomp/default.json" \
+			"\$p[0] as \$profile | .root.path = \$root | $3" "$1/config.json" >"$2/config.json" ||
+		die "cannot make the bundle $2"
 }
 
 bench_delete_all() {

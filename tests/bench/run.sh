@@ -46,10 +46,7 @@ trap cleanup EXIT
 # default config; lib.sh).
 bench_bundle "$W/bundle"
 # The same container under the default seccomp profile (same rootfs).
-mkdir -p "$W/bundle-seccomp" &&
-	jq --arg root "$W/bundle/rootfs" --slurpfile p "$SRC/contrib/seccomp/default.json" \
-		'.root.path = $root | .linux.seccomp = $p[0]' "$W/bundle/config.json" \
-		>"$W/bundle-seccomp/config.json" || die "cannot make the seccomp bundle"
+bench_bundle_beside "$W/bundle" "$W/bundle-seccomp" '.linux.seccomp = $profile'
 
 # The commands, one per runtime found.  No shell and no wrapper around
 # them (-N): a wrapper's own startup would be timed too, and the floor runs
