@@ -36,7 +36,9 @@ struct brig_error;
 	{ "timeout", 0, BRIG_OPT_STRING, "DURATION", "wall-clock limit (500ms, 2s, 1m; 0: none)", "60s" }, \
 	{ "copy-in", 0, BRIG_OPT_LIST, "HOSTPATH:PATH", "copy a host file or tree into the writable layer before the job", NULL }, \
 	{ "export", 0, BRIG_OPT_STRING, "DIR", "after the job, copy the files it wrote to DIR", NULL }, \
-	{ "export-limit", 0, BRIG_OPT_STRING, "SIZE", "bytes --export may write (each entry counts 256 besides its data; 0: none); past it nothing is exported", "the --writable size" }, \
+	{ "export-limit", 0, BRIG_OPT_STRING, "SIZE", "bytes each of --export, --export-tar and --changes may write (an --export entry counts 256 besides its data; 0: none); past it nothing is written", "the --writable size" }, \
+	{ "changes", 0, BRIG_OPT_STRING, "FILE|-", "after the job, write what it created, modified and deleted to FILE, one JSON object a line ('-': as the result's \"changes\")", NULL }, \
+	{ "export-tar", 0, BRIG_OPT_STRING, "FILE", "after the job, write its changes to FILE as an OCI image layer (a tar, deletions as whiteouts)", NULL }, \
 	{ "env", 'e', BRIG_OPT_LIST, "KEY=VALUE", "set an environment variable (the environment is PATH and HOME only)", NULL }, \
 	{ "cwd", 0, BRIG_OPT_STRING, "DIR", "the job's working directory", "/" }, \
 	{ "output-limit", 0, BRIG_OPT_STRING, "SIZE", "bytes kept of each of stdout and stderr (head and tail)", "1M" }, \

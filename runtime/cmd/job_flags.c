@@ -208,6 +208,8 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	o->argv = a->pos;
 	o->argc = (size_t)a->n_pos;
 	o->export_dir = V("export")->str;
+	o->changes_path = V("changes")->str;
+	o->export_tar = V("export-tar")->str;
 	o->env = V("env")->list;
 	o->n_env = V("env")->n;
 	o->cwd = V("cwd")->str;

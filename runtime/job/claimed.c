@@ -59,6 +59,9 @@ static int claimed_start(struct job_source *s, struct job_run *run, struct brig_
 	if (brig_pool_adopt(run->ctx, &c->claim, &run->root, &sock, &c->mntns, err) < 0)
 		return -1;
 	run->pidfd = TAKE_FD(c->claim.pidfd);
+	/* what the job changed is told against the pool's rootfs */
+	if ((o->changes_path || o->export_tar) && job_open_lower(o, &run->root, err) < 0)
+		return -1;
 	if (job_stdio_open(&run->io, o, err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->n_copy_in; i++)

@@ -181,6 +181,13 @@ int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error
 		                        o->gid, BRIG_JOB_IDS - 1);
 	if (o->cwd && check_abs("--cwd", o->cwd, err) < 0)
 		return -1;
+	if (o->changes_path && !*o->changes_path)
+		return brig_error_usage(err, "--changes: expected FILE or -");
+	if (o->changes_path && !strcmp(o->changes_path, "-") && !o->result_path)
+		return brig_error_usage(err, "--changes -: the change set goes in the result, "
+		                             "and there is no --result");
+	if (o->export_tar && !*o->export_tar)
+		return brig_error_usage(err, "--export-tar: expected FILE");
 	for (size_t i = 0; i < o->n_tmpfs; i++)
 		if (check_abs("--tmpfs", o->tmpfs[i].path, err) < 0)
 			return -1;
@@ -222,6 +229,61 @@ int job_load_base(const struct brig_job_opts *o, struct brig_bundle *base, char 
 		return brig_error_wrap(err, "--bundle");
 	*rootfs = brig_bundle_rootfs(base, err);
 	return *rootfs ? 0 : brig_error_wrap(err, "--bundle");
+}
+
+int job_open_lower(const struct brig_job_opts *o, struct brig_job_root *r, struct brig_error *err)
+{
+	struct brig_bundle base = BRIG_BUNDLE_INIT;
+	_cleanup_free_ char *rootfs = NULL;
+	int ret = job_load_base(o, &base, &rootfs, err);
+
+	if (ret == 0) {
+		r->lowerfd = open(rootfs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		r->lower_raw = true;
+		if (r->lowerfd < 0)
+			ret = brig_error_setp(err, errno, "open the rootfs \"%s\"", rootfs);
+	}
+	brig_bundle_release(&base);
+	return ret;
+}
+
+void job_paths_free(struct job_paths *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->v[i]);
+	free(p->v);
+	*p = (struct job_paths){ 0 };
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int job_mount_points(const struct job_run *run, struct job_paths *out, struct brig_error *err)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/%s/config.json", run->ctx->root, run->id);
+	struct brig_config *c = brig_config_load(AT_FDCWD, path, "config.json", err);
+
+	if (!c)
+		return brig_error_wrap(err, "the job's mounts");
+	out->v = brig_xcalloc(c->n_mounts + 1, sizeof(*out->v));
+	for (size_t i = 0; i < c->n_mounts; i++) {
+		const char *d = c->mounts[i].destination;
+		char *p = brig_xcalloc(strlen(d) + 1, 1), *q = p;
+
+		/* "/a//b/" as the walk says it: "a/b" */
+		for (; *d; d++)
+			if (*d != '/' || (q > p && q[-1] != '/'))
+				*q++ = *d;
+		if (q > p && q[-1] == '/')
+			q--;
+		*q = '\0';
+		out->v[out->n++] = p;
+	}
+	brig_config_free(c);
+	qsort(out->v, out->n, sizeof(*out->v), cmp_path);
+	return 0;
 }
 
 int job_make_export_dir(const struct brig_job_opts *o, struct brig_error *err)
@@ -287,6 +349,52 @@ int job_open_output(const char *flag, const char *path, int *fd, struct brig_err
 {
 	*fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0644);
 	return *fd < 0 ? brig_error_setp(err, errno, "%s \"%s\"", flag, path) : 0;
+}
+
+int job_staged_open(struct job_staged *s, const char *flag, const char *path,
+                    struct brig_error *err)
+{
+	_cleanup_free_ char *dir = brig_xstrdup(path);
+	char *slash = strrchr(dir, '/');
+
+	s->name = brig_xstrdup(slash ? slash + 1 : path);
+	if (!*s->name || !strcmp(s->name, ".") || !strcmp(s->name, ".."))
+		return brig_error_usage(err, "%s \"%s\": expected a file's path", flag, path);
+	if (slash)
+		slash[slash == dir] = '\0';
+	/* both by fd: once brig has its own mount namespace, a path would
+	 * reach another mount of the same directory, which a link cannot
+	 * cross */
+	s->dir = open(slash ? dir : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (s->dir >= 0)
+		s->fd = openat(s->dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0644);
+	return s->fd < 0 ? brig_error_setp(err, errno, "%s \"%s\"", flag, path) : 0;
+}
+
+int job_staged_publish(struct job_staged *s, const char *flag, const char *path,
+                       struct brig_error *err)
+{
+	_cleanup_free_ char *tmp = brig_xasprintf(".%s.brig-%d", s->name, (int)getpid());
+
+	if (linkat(s->fd, "", s->dir, tmp, AT_EMPTY_PATH) < 0)
+		return brig_error_setp(err, errno, "%s \"%s\"", flag, path);
+	if (renameat(s->dir, tmp, s->dir, s->name) < 0) {
+		int saved = errno;
+
+		unlinkat(s->dir, tmp, 0);
+		return brig_error_setp(err, saved, "%s \"%s\"", flag, path);
+	}
+	return 0;
+}
+
+void job_staged_release(struct job_staged *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->dir >= 0)
+		close(s->dir);
+	free(s->name);
+	*s = (struct job_staged)JOB_STAGED_INIT;
 }
 
 /* Pipes for stdout and stderr (brig's ends non-blocking), and its stdin. */
@@ -382,6 +490,10 @@ void job_run_release(struct job_run *run)
 	stdio_release(&run->io);
 	if (run->pidfd >= 0)
 		close(TAKE_FD(run->pidfd));
+	job_staged_release(&run->changes_file);
+	job_staged_release(&run->tar);
+	free(run->changes);
+	run->changes = NULL;
 	free(run->error);
 	free(run->warning);
 	free(run->id);

@@ -45,8 +45,7 @@
 /* One hard-linked file of the source already copied: its copy's path,
  * relative to the copy's top. */
 struct link {
-	dev_t dev;
-	ino_t ino;
+	struct brig_job_inode inode; /* first: the tree's key */
 	char *path;
 };
 
@@ -61,9 +60,9 @@ struct copier {
 	char *buf;
 };
 
-static int cmp_link(const void *a, const void *b)
+int brig_job_inode_cmp(const void *a, const void *b)
 {
-	const struct link *x = a, *y = b;
+	const struct brig_job_inode *x = a, *y = b;
 
 	if (x->dev != y->dev)
 		return x->dev < y->dev ? -1 : 1;
@@ -80,19 +79,24 @@ static void free_link(void *p)
 	free(l);
 }
 
-/* A signal of brig's or the deadline: the copy stops. */
-static int check(const struct copier *c, struct brig_error *err)
+int brig_job_copy_check(const struct brig_job_copy_bounds *b, const char *flag,
+                        struct brig_error *err)
 {
 	int sig = brig_job_signalled();
 
 	if (sig)
-		return brig_error_set(err, "%s: stopped, brig got SIG%s", c->flag,
-		                      sigabbrev_np(sig));
-	if (c->b->deadline_ms && brig_job_now_ms() >= c->b->deadline_ms)
+		return brig_error_set(err, "%s: stopped, brig got SIG%s", flag, sigabbrev_np(sig));
+	if (b->deadline_ms && brig_job_now_ms() >= b->deadline_ms)
 		return brig_error_set(err,
 		                      "%s: stopped, past the job's deadline (--timeout) and %u s",
-		                      c->flag, BRIG_JOB_EXPORT_GRACE_MS / 1000);
+		                      flag, BRIG_JOB_EXPORT_GRACE_MS / 1000);
 	return 0;
+}
+
+/* A signal of brig's or the deadline: the copy stops. */
+static int check(const struct copier *c, struct brig_error *err)
+{
+	return brig_job_copy_check(c->b, c->flag, err);
 }
 
 /* @n more bytes to write, within the bound. */
@@ -231,10 +235,10 @@ int brig_job_copy_data(int in, int out, const struct stat *st, const char *flag,
 static int link_again(struct copier *c, const struct stat *st, int dst, const char *name,
                       struct link **made, struct brig_error *err)
 {
-	struct link key = { .dev = st->st_dev, .ino = st->st_ino }, **found;
+	struct link key = { .inode = { st->st_dev, st->st_ino } }, **found;
 
 	*made = NULL;
-	found = tfind(&key, &c->links, cmp_link);
+	found = tfind(&key, &c->links, brig_job_inode_cmp);
 	if (found) {
 		if (linkat(c->top, (*found)->path, dst, name, 0) == 0)
 			return charge(c, BRIG_JOB_ENTRY_COST, err) < 0 ? -1 : 1;
@@ -278,7 +282,7 @@ static int copy_file(struct copier *c, int src, int dst, const char *name, struc
 		goto out;
 	if (made) {
 		made->path = brig_xstrdup(c->path);
-		if (!tsearch(made, &c->links, cmp_link))
+		if (!tsearch(made, &c->links, brig_job_inode_cmp))
 			brig_oom();
 		made = NULL;
 	}

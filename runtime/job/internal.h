@@ -55,18 +55,22 @@ struct brig_job_root {
 	int dirfd;    /* dir, locked */
 	int idfd;     /* the lock of the id range, or -1 */
 	uint32_t host_id;
-	bool mounted; /* the job's mounts exist (rootfs.c's JOB_MNT) */
-	int upperfd;  /* the writable layer's upper directory, or -1 */
-	bool userns;  /* the job has a user namespace: ids and an idmapped lower */
+	bool mounted;   /* the job's mounts exist (rootfs.c's JOB_MNT) */
+	int upperfd;    /* the writable layer's upper directory, or -1 */
+	int lowerfd;    /* its lower one, the rootfs as the job sees it, or -1 */
+	bool lower_raw; /* lowerfd is the rootfs itself, not idmapped: its ids are
+	                 * the job's already */
+	bool userns;    /* the job has a user namespace: ids and an idmapped lower */
 	/* without a user namespace: an id range all the same, in bind_id
 	 * (host_id stays 0), that the binds are idmapped to (config.c) */
 	bool bind_ids;
 	uint32_t bind_id;
 };
 
-/* clang-format off */
-#define BRIG_JOB_ROOT_INIT { NULL, NULL, NULL, -1, -1, 0, false, -1, true }
-/* clang-format on */
+#define BRIG_JOB_ROOT_INIT                                                            \
+	{                                                                             \
+		.dirfd = -1, .idfd = -1, .upperfd = -1, .lowerfd = -1, .userns = true \
+	}
 
 /* brig's own mount namespace, private: the job's mounts are nobody
  * else's and go with brig.  First, before any fd that mounts are made
@@ -99,6 +103,14 @@ int brig_job_copy_in(const struct brig_job_root *r, const char *host, const char
                      uint32_t uid, uint32_t gid, struct brig_error *err);
 
 /* job/export.c: the copier of --export and --copy-in, and its bounds. */
+/* A file met again through a hard link: the first member of the entries
+ * of the trees (tsearch) that export.c, changes.c and export_tar.c key on
+ * it, and their comparison. */
+struct brig_job_inode {
+	dev_t dev;
+	ino_t ino;
+};
+int brig_job_inode_cmp(const void *a, const void *b);
 #define BRIG_JOB_COPY_DEPTH 128        /* directories nested at most */
 #define BRIG_JOB_ENTRY_COST 256u       /* bytes each entry counts besides its data */
 #define BRIG_JOB_EXPORT_GRACE_MS 5000u /* the export's time after the job's deadline */
@@ -123,6 +135,64 @@ int brig_job_copy_data(int in, int out, const struct stat *st, const char *flag,
  * removed on any failure. */
 int brig_job_export(const struct brig_job_root *r, const char *dir,
                     const struct brig_job_copy_bounds *b, struct brig_error *err);
+/* A signal of brig's or past @b's deadline: -1, and @err says which
+ * stopped @flag. */
+int brig_job_copy_check(const struct brig_job_copy_bounds *b, const char *flag,
+                        struct brig_error *err);
+
+/*
+ * job/changes.c: what the job changed in its root, from its writable
+ * layer (the upper directory) beside the rootfs (the lower), once the
+ * job has ended.  The walk calls @entry for each change, a directory
+ * before its entries, in name order.
+ */
+#define BRIG_JOB_CHANGES_DEPTH 4096u /* directories nested at most */
+enum brig_job_change_kind { BRIG_JOB_CREATED, BRIG_JOB_MODIFIED, BRIG_JOB_DELETED };
+struct brig_job_change {
+	enum brig_job_change_kind kind;
+	const char *path; /* from the root, without the leading '/' */
+	size_t len;
+	const char *name;      /* the last component */
+	int dirfd;             /* the upper directory holding it; -1: deleted */
+	const struct stat *st; /* the upper entry's; a deleted one's: the lower's */
+	bool opaque;           /* a directory that hides the lower's entries */
+	bool hidden;           /* deleted by an opaque directory above, not by a
+	                        * whiteout of its own */
+};
+struct brig_job_changes {
+	const struct brig_job_root *r; /* its upper and lower directories */
+	/* paths left out, with what is below them: the job's mount points,
+	 * brig's; sorted, without the leading '/' */
+	const char *const *skip;
+	size_t n_skip;
+	const struct brig_job_copy_bounds *b;
+	const char *flag; /* in errors */
+	int (*entry)(void *data, const struct brig_job_change *c, struct brig_error *err);
+	void *data;
+};
+int brig_job_changes_walk(const struct brig_job_changes *w, struct brig_error *err);
+/* A host id of @r's upper layer as the job saw it: its range's, or the
+ * overflow id (65534) for one outside it. */
+uint32_t brig_job_view_id(const struct brig_job_root *r, uint32_t id);
+/* What the change set is written to and how: @fd (the JSON: with -1, an
+ * array into *@array instead), the bounds (@b->limit: bytes written), the
+ * paths left out, and (--changes) the bytes hashed at most: a file past
+ * them has "sha256": null. */
+struct brig_job_changes_opts {
+	const struct brig_job_copy_bounds *b;
+	const char *const *skip;
+	size_t n_skip;
+	int fd;
+	uint64_t hash_limit;
+};
+/* --changes: one JSON object per line into @o->fd, or an array. */
+int brig_job_changes_json(const struct brig_job_root *r, const struct brig_job_changes_opts *o,
+                          char **array, struct brig_error *err);
+/* job/export_tar.c, --export-tar: an OCI image layer (a pax tar,
+ * deletions as whiteouts) into @o->fd. */
+int brig_job_export_tar(const struct brig_job_root *r, const struct brig_job_changes_opts *o,
+                        struct brig_error *err);
+
 /* job/common.c: the signal (SIGINT, SIGTERM, SIGHUP) brig got, or 0. */
 int brig_job_signalled(void);
 /* The bytes the writable layer holds. */

@@ -56,8 +56,10 @@ struct brig_job_opts {
 	const struct brig_job_copy *copy_in;
 	size_t n_copy_in;
 	const char *export_dir;
-	uint64_t export_limit;  /* bytes --export writes at most (0: none) */
-	const char *const *env; /* "K=V" */
+	const char *changes_path; /* --changes: a file, or "-": in the result */
+	const char *export_tar;   /* --export-tar: a file */
+	uint64_t export_limit;    /* bytes each of them writes at most (0: none) */
+	const char *const *env;   /* "K=V" */
 	size_t n_env;
 	const char *cwd;
 	bool has_user;

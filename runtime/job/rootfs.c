@@ -326,9 +326,17 @@ int brig_job_root_mount(struct brig_job_root *r, const char *rootfs, uint64_t wr
 	r->upperfd = openat(w, "upper", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r->upperfd < 0)
 		return brig_error_setp(err, errno, "open \"%s/w/upper\"", JOB_MNT);
+	/* the rootfs as the job sees it, for its change set (changes.c) */
+	r->lowerfd = openat(base, "lower", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (r->lowerfd < 0)
+		return brig_error_setp(err, errno, "open \"%s/lower\"", JOB_MNT);
+	/* whatever the kernel's defaults: every upper entry is what the job
+	 * sees there (--export and the change set read it), none a directory
+	 * renamed by reference to the lower's or a file whose data is still
+	 * the lower's */
 	if (mount("overlay", JOB_MNT "/rootfs", "overlay", MS_NOSUID | MS_NODEV,
 	          "lowerdir=" JOB_MNT "/lower,upperdir=" JOB_MNT "/w/upper,workdir=" JOB_MNT
-	          "/w/work") < 0)
+	          "/w/work,redirect_dir=off,metacopy=off") < 0)
 		return brig_error_setp(err, errno, "mount the overlay of \"%s\"", rootfs);
 	return 0;
 }
@@ -531,6 +539,8 @@ void brig_job_root_release(struct brig_job_root *r)
 	}
 	if (r->upperfd >= 0)
 		close(r->upperfd);
+	if (r->lowerfd >= 0)
+		close(r->lowerfd);
 	free(r->jobs);
 	free(r->dir);
 	free(r->merged);
@@ -555,6 +565,8 @@ void brig_job_root_forget(struct brig_job_root *r)
 		close(r->idfd);
 	if (r->upperfd >= 0)
 		close(r->upperfd);
+	if (r->lowerfd >= 0)
+		close(r->lowerfd);
 	free(r->jobs);
 	free(r->dir);
 	free(r->merged);

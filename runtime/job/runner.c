@@ -172,6 +172,53 @@ static void write_result(struct job_run *run, int result_fd, struct brig_error *
 		brig_error_setp(err, errno, "--result \"%s\"", run->o->result_path);
 }
 
+/* What the job wrote, as the options ask: its change set, its layer as a
+ * tar, its files; each bounded by --export-limit, the job's deadline and
+ * a grace, brig's signals (brig-job(8)), and none published unless
+ * complete. */
+static int files_out(struct job_run *run, struct brig_error *err)
+{
+	const struct brig_job_opts *o = run->o;
+	const struct brig_job_copy_bounds b = {
+		.limit = o->export_limit,
+		.deadline_ms =
+		    o->timeout_ms ? run->t0 + o->timeout_ms + BRIG_JOB_EXPORT_GRACE_MS : 0,
+		.uid = (uid_t)-1,
+		.gid = (gid_t)-1,
+	};
+	struct brig_job_changes_opts co = {
+		.b = &b,
+		/* only holes can make a file larger than the layer */
+		.hash_limit = o->writable,
+	};
+	_cleanup_(job_paths_free) struct job_paths mounts = { 0 };
+
+	/* brig's mount points are not the job's changes */
+	if ((o->changes_path || o->export_tar) && job_mount_points(run, &mounts, err) < 0)
+		return -1;
+	co.skip = (const char *const *)mounts.v;
+	co.n_skip = mounts.n;
+	if (o->changes_path) {
+		co.fd = run->changes_file.fd;
+		if (brig_job_changes_json(&run->root, &co, &run->changes, err) < 0 ||
+		    (co.fd >= 0 &&
+		     job_staged_publish(&run->changes_file, "--changes", o->changes_path, err) < 0))
+			return -1;
+		run->res.changes = run->changes;
+		brig_phase("changes");
+	}
+	if (o->export_tar) {
+		co.fd = run->tar.fd;
+		if (brig_job_export_tar(&run->root, &co, err) < 0 ||
+		    job_staged_publish(&run->tar, "--export-tar", o->export_tar, err) < 0)
+			return -1;
+		brig_phase("export-tar");
+	}
+	if (o->export_dir && brig_job_export(&run->root, o->export_dir, &b, err) < 0)
+		return -1;
+	return 0;
+}
+
 /* After the job: its figures, its files, then nothing left of it. */
 static int finish(struct job_run *run, struct job_source *src, struct brig_error *err)
 {
@@ -190,21 +237,8 @@ static int finish(struct job_run *run, struct job_source *src, struct brig_error
 	}
 	run->res.writable_used = brig_job_writable_used(&run->root);
 	brig_phase("figures");
-	/* bounded by --export-limit, the job's deadline and a grace, brig's
-	 * signals (brig-job(8)) */
-	if (run->o->export_dir) {
-		const struct brig_job_copy_bounds b = {
-			.limit = run->o->export_limit,
-			.deadline_ms = run->o->timeout_ms
-			                   ? run->t0 + run->o->timeout_ms + BRIG_JOB_EXPORT_GRACE_MS
-			                   : 0,
-			.uid = (uid_t)-1,
-			.gid = (gid_t)-1,
-		};
-
-		if (brig_job_export(&run->root, run->o->export_dir, &b, err) < 0)
-			r = -1;
-	}
+	if (files_out(run, err) < 0)
+		r = -1;
 	if (src->ops->remove(src, run, r < 0 ? &e : err) < 0)
 		r = -1;
 	brig_error_release(&e);
@@ -267,9 +301,12 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (!o->pool && !o->from_checkpoint && brig_job_protect_exe(ctx, o, err) < 0)
 		return -1;
 	run.id = o->id ? brig_xstrdup(o->id) : job_new_id();
-	if (o->result_path && strcmp(o->result_path, "-") &&
-	    job_open_output("--result", o->result_path, &result_fd, err) < 0) {
-		free(run.id);
+	if ((o->result_path && strcmp(o->result_path, "-") &&
+	     job_open_output("--result", o->result_path, &result_fd, err) < 0) ||
+	    (o->changes_path && strcmp(o->changes_path, "-") &&
+	     job_staged_open(&run.changes_file, "--changes", o->changes_path, err) < 0) ||
+	    (o->export_tar && job_staged_open(&run.tar, "--export-tar", o->export_tar, err) < 0)) {
+		job_run_release(&run);
 		return -1;
 	}
 	if (job_catch_signals(err) < 0)

@@ -45,6 +45,19 @@ struct job_stdio {
 	struct brig_job_stream so, se;
 };
 
+/* A file without a name in @path's directory (O_TMPFILE), for brig's
+ * writes: nothing is at @path, half-written or not, until
+ * job_staged_publish() gives it @path's name, replacing what was there. */
+struct job_staged {
+	int fd;     /* the file, or -1 */
+	int dir;    /* its directory (O_PATH) */
+	char *name; /* its name to be there */
+};
+#define JOB_STAGED_INIT             \
+	{                           \
+		.fd = -1, .dir = -1 \
+	}
+
 /* What the runner knows of a job, whatever its source. */
 struct job_run {
 	const struct brig_context *ctx;
@@ -61,13 +74,16 @@ struct job_run {
 	uint64_t t0;                          /* when brig began the job: its deadline's start */
 	struct brig_egress *egress;           /* --network egress: its link (egress.h) */
 	struct brig_result_egress egress_res; /* its figures, for res.egress */
+	struct job_staged changes_file, tar;  /* --changes FILE, --export-tar */
+	char *changes;                        /* --changes -: res.changes's storage */
 };
 
 /* clang-format off */
 #define JOB_STDIO_INIT { .init = { -1, -1, -1 }, .out_fd = -1, .err_fd = -1, \
                          .so = { .in = -1 }, .se = { .in = -1 } }
 #define JOB_RUN_INIT(ctx_, o_) ((struct job_run){ .ctx = (ctx_), .o = (o_), \
-	.root = BRIG_JOB_ROOT_INIT, .io = JOB_STDIO_INIT, .pidfd = -1 })
+	.root = BRIG_JOB_ROOT_INIT, .io = JOB_STDIO_INIT, .pidfd = -1, \
+	.changes_file = JOB_STAGED_INIT, .tar = JOB_STAGED_INIT })
 /* clang-format on */
 
 struct job_source;
@@ -144,6 +160,20 @@ int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error
  * --rootfs's, absolute. */
 int job_load_base(const struct brig_job_opts *o, struct brig_bundle *base, char **rootfs,
                   struct brig_error *err);
+/* The rootfs of @o (--rootfs, or --bundle's) opened as @r's lower
+ * directory, for the change set of a job whose root brig did not mount
+ * (a pool's member). */
+int job_open_lower(const struct brig_job_opts *o, struct brig_job_root *r, struct brig_error *err);
+/* Paths, sorted (heap). */
+struct job_paths {
+	char **v;
+	size_t n;
+};
+void job_paths_free(struct job_paths *p);
+/* The destinations of the job's container's mounts (its config.json in
+ * the state root), as the change set leaves them out: without the
+ * leading '/'. */
+int job_mount_points(const struct job_run *run, struct job_paths *out, struct brig_error *err);
 /* --export's directory, made if it is not there. */
 int job_make_export_dir(const struct brig_job_opts *o, struct brig_error *err);
 /* Whether this kernel gives brig user namespaces. */
@@ -152,6 +182,13 @@ bool job_userns_available(void);
 void job_warn_no_userns(struct job_run *run);
 /* @path created (truncated) for brig's writes; @flag names it in errors. */
 int job_open_output(const char *flag, const char *path, int *fd, struct brig_error *err);
+/* job_staged: @path's directory and an unnamed file there; published, it
+ * replaces @path whole; released unpublished, nothing is left. */
+int job_staged_open(struct job_staged *s, const char *flag, const char *path,
+                    struct brig_error *err);
+int job_staged_publish(struct job_staged *s, const char *flag, const char *path,
+                       struct brig_error *err);
+void job_staged_release(struct job_staged *s);
 /* The job's stdio: its stdin, pipes for its stdout and stderr, and where
  * brig copies them (--stdout, --stderr, --result -). */
 int job_stdio_open(struct job_stdio *io, const struct brig_job_opts *o, struct brig_error *err);

@@ -87,6 +87,10 @@ char *brig_result_json(const struct brig_result *r)
 		brig_jsonw_kv_string(&w, "warning", r->warning);
 	if (r->egress)
 		write_egress(&w, r->egress);
+	if (r->changes) {
+		brig_jsonw_key(&w, "changes");
+		brig_jsonw_raw(&w, r->changes, strlen(r->changes));
+	}
 	brig_jsonw_object_end(&w);
 	text = brig_jsonw_finish(&w);
 	/* one line, newline-terminated */

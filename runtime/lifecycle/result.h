@@ -40,6 +40,7 @@ struct brig_result {
 	const char *pool;    /* brig job --pool: "hit" or "miss"; NULL: no field */
 	const char *warning; /* what the job ran without; NULL: no field */
 	const struct brig_result_egress *egress; /* NULL: no field */
+	const char *changes; /* brig job --changes -: a JSON array; NULL: no field */
 };
 
 /* "exited", "signaled", "timeout", "oom" or "error" */

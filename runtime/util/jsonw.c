@@ -112,6 +112,16 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 	return n;
 }
 
+bool brig_utf8_valid(const char *str, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)str;
+
+	for (size_t i = 0, n; i < len; i += n)
+		if (!(n = utf8_seq(s + i, len - i)))
+			return false;
+	return true;
+}
+
 void brig_json_escape(struct brig_strbuf *sb, const char *str, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -214,6 +224,12 @@ void brig_jsonw_null(struct brig_jsonw *w)
 {
 	before_item(w);
 	brig_strbuf_addstr(&w->out, "null");
+}
+
+void brig_jsonw_raw(struct brig_jsonw *w, const char *text, size_t len)
+{
+	before_item(w);
+	brig_strbuf_add(&w->out, text, len);
 }
 
 void brig_jsonw_kv_string(struct brig_jsonw *w, const char *key, const char *s)

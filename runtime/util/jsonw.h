@@ -46,6 +46,9 @@ void brig_jsonw_uint(struct brig_jsonw *w, uint64_t v);
 void brig_jsonw_number(struct brig_jsonw *w, const char *text, size_t len);
 void brig_jsonw_bool(struct brig_jsonw *w, bool v);
 void brig_jsonw_null(struct brig_jsonw *w);
+/* A value another writer wrote, compact (its brig_jsonw_finish()): put in
+ * as it is. */
+void brig_jsonw_raw(struct brig_jsonw *w, const char *text, size_t len);
 
 /* key + value in one call */
 void brig_jsonw_kv_string(struct brig_jsonw *w, const char *key, const char *s);
@@ -60,6 +63,10 @@ void brig_jsonw_kv_strings(struct brig_jsonw *w, const char *key, const char *co
  * is reset.  The caller frees the result. */
 char *brig_jsonw_finish(struct brig_jsonw *w);
 void brig_jsonw_release(struct brig_jsonw *w);
+
+/* Whether @s holds valid UTF-8 only: its JSON string says it exactly,
+ * without a U+FFFD standing for a byte. */
+bool brig_utf8_valid(const char *s, size_t len);
 
 /* Append @s escaped as a JSON string (with quotes) to @sb. */
 void brig_json_escape(struct brig_strbuf *sb, const char *s, size_t len);

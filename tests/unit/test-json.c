@@ -120,6 +120,34 @@ static void test_writer(void)
 	free(s);
 }
 
+/* What the change set (job/changes.c) builds on: a value another
+ * writer made goes in as it is, and a name that is not valid UTF-8 is
+ * told from one that is. */
+static void test_raw_utf8(void)
+{
+	struct brig_jsonw w;
+	char *s;
+
+	brig_jsonw_init(&w, NULL);
+	brig_jsonw_object_begin(&w);
+	brig_jsonw_kv_int(&w, "a", 1);
+	brig_jsonw_key(&w, "changes");
+	brig_jsonw_raw(&w, "[{\"p\":1}]", 9);
+	brig_jsonw_kv_int(&w, "b", 2);
+	brig_jsonw_object_end(&w);
+	s = brig_jsonw_finish(&w);
+	is_str(s, "{\"a\":1,\"changes\":[{\"p\":1}],\"b\":2}", "a raw value between others");
+	free(s);
+
+	ok(brig_utf8_valid("", 0), "the empty string is UTF-8");
+	ok(brig_utf8_valid("a/\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 11), "1 to 4 byte sequences");
+	ok(!brig_utf8_valid("a\xff", 2), "0xff is not");
+	ok(!brig_utf8_valid("\xc3", 1), "a cut sequence is not");
+	ok(!brig_utf8_valid("\xc0\xaf", 2), "an overlong '/' is not");
+	ok(!brig_utf8_valid("\xed\xa0\x80", 3), "a surrogate is not");
+	ok(!brig_utf8_valid("\xf4\x90\x80\x80", 4), "past U+10FFFF is not");
+}
+
 static void test_paths(void)
 {
 	struct brig_path p = BRIG_PATH_INIT;
@@ -144,6 +172,7 @@ int main(void)
 	test_tree();
 	test_errors();
 	test_writer();
+	test_raw_utf8();
 	test_paths();
 	return tap_done();
 }

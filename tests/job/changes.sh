@@ -1,0 +1,247 @@
+#!/bin/bash
+# brig job --changes and --export-tar (issue 34): what the job created,
+# modified and deleted, read from its writable layer against the rootfs,
+# for a cold job and a pooled one.
+#
+#   --changes FILE      one JSON object a line: path, change, type, and for
+#                       what is there now mode, uid, gid, size, a file's
+#                       sha256, a symlink's target; "opaque" on a directory
+#                       made again after the job removed it
+#   --changes -         the same objects as the result's "changes" array
+#   --export-tar FILE   the same changes as an OCI image layer: applied to a
+#                       copy of the rootfs (whiteouts first, as the image
+#                       spec says), it gives the job's final tree
+#
+# Each change set is checked against the overlay's real content: the job
+# itself prints, at its end, what it sees (sha256sum, stat), and the test
+# compares.  brig's own mount points (/proc and the rest, a --tmpfs, a
+# bind) and directories only copied up are no changes: a `true` job has
+# none.  The hostile side (names, depth, sparse files, hard links, limits,
+# kills) is tests/security/job-changes.sh.
+#
+# runc has no job mode and no change set; `podman diff` is the closest
+# (its A/C/D are created/modified/deleted here).
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
+. "$(dirname "$0")/../lib/rootfs.sh"
+# shellcheck source=../lib/job.sh
+. "$(dirname "$0")/../lib/job.sh"
+
+command -v tar >/dev/null 2>&1 || skip_all "needs tar"
+
+# The lower layer's entries the jobs change (the file's rootfs is every
+# job's lower layer and is never written).
+mkdir -p "$ROOTFS/srv/dir/sub" "$ROOTFS/srv/redo/y"
+echo keep >"$ROOTFS/srv/keep"
+echo edit >"$ROOTFS/srv/edit"
+echo gone >"$ROOTFS/srv/gone"
+echo mv >"$ROOTFS/srv/mv"
+echo a >"$ROOTFS/srv/dir/a"
+echo z >"$ROOTFS/srv/dir/sub/z"
+echo x >"$ROOTFS/srv/redo/x"
+echo z >"$ROOTFS/srv/redo/y/z"
+ln -s keep "$ROOTFS/srv/link"
+
+# What the job does: every kind of change, of files, directories,
+# symlinks and a FIFO.
+# shellcheck disable=SC2016
+CHANGE='echo more >>/srv/edit; rm /srv/gone; rm -rf /srv/dir
+	rm -rf /srv/redo; mkdir /srv/redo; echo new >/srv/redo/x
+	ln -sfn edit /srv/link; mv /srv/mv /srv/moved; chmod 600 /srv/keep
+	mkdir -p /new/sub; echo f >/new/sub/f; ln -s /nowhere /new/l; mkfifo /new/p
+	printf "%s\n" one two >/new/two-lines'
+
+# The tree as a job sees it, one line an entry: path, type, mode, owner,
+# size, and a file's sha256 or a symlink's target.  /proc, /sys and /dev
+# are other file systems (-xdev).
+# shellcheck disable=SC2016
+TREE='find / -xdev | sort | while read -r f; do
+	set -- $(stat -c "%a %u %g %s %F" "$f")
+	case $5 in
+	regular) echo "$f file $1 $2 $3 $4 $(sha256sum <"$f" | cut -d" " -f1)" ;;
+	symbolic) echo "$f symlink $2 $3 $4 $(readlink "$f")" ;;
+	directory) echo "$f dir $1 $2 $3" ;;
+	*) echo "$f $5 $1 $2 $3 $4" ;;
+	esac
+done'
+
+# lines FILE: the change set's entries as "change type path", sorted.
+lines() {
+	jq -r '"\(.change) \(.type) \(.path)"' "$1" | sort
+}
+
+# ---------------------------------------------------------------- kinds
+
+t_kinds() {
+	# shellcheck disable=SC2016
+	job --changes "$T/c.jsonl" -- sh -c "$CHANGE"'
+		for f in /srv/edit /srv/redo/x /srv/moved /srv/keep /new/sub/f /new/two-lines; do
+			echo "$f $(stat -c "%a %s" $f) $(sha256sum <$f | cut -d" " -f1)"
+		done'
+	assert_rc 0
+	assert_eq "$(lines "$T/c.jsonl")" "created dir /new
+created dir /new/sub
+created fifo /new/p
+created file /new/sub/f
+created file /new/two-lines
+created file /srv/moved
+created symlink /new/l
+deleted dir /srv/dir
+deleted dir /srv/redo/y
+deleted file /srv/gone
+deleted file /srv/mv
+modified dir /srv
+modified dir /srv/redo
+modified file /srv/edit
+modified file /srv/keep
+modified file /srv/redo/x
+modified symlink /srv/link" "the change set"
+	# every file's mode, size and sha256 as the job saw them
+	assert_eq "$(jq -r 'select(.type == "file" and .change != "deleted") | "\(.path) \(.mode | ltrimstr("0")) \(.size) \(.sha256)"' \
+		"$T/c.jsonl" | sort)" "$(sort <<<"$out")" "files: mode, size, sha256 against the job's view"
+	assert_eq "$(jq -c 'select(.path == "/srv/link" or .path == "/new/l") | [.path, .target, .size]' \
+		"$T/c.jsonl")" '["/new/l","/nowhere",8]
+["/srv/link","edit",4]' "symlinks: target and size"
+	assert_eq "$(jq -c 'select(.opaque) | .path' "$T/c.jsonl")" '"/srv/redo"' \
+		"the directory made again is opaque"
+	assert_eq "$(jq -c 'select(.change == "deleted") | keys' "$T/c.jsonl" | sort -u)" \
+		'["change","path","type"]' "a deletion's fields"
+	assert_eq "$(jq -c 'select(.path == "/new/sub/f") | [.uid, .gid, .mode]' "$T/c.jsonl")" \
+		'[0,0,"0644"]' "the job's ids, as the job saw them"
+	# directories before their entries
+	assert_eq "$(jq -r .path "$T/c.jsonl" | head -3 | tr '\n' ' ')" "/new /new/l /new/p " \
+		"the order: a directory, then its entries by name"
+	assert_clean
+}
+
+# A job that changes nothing has an empty change set and layer: reading
+# files, brig's mount points (a --tmpfs, a bind, /dev, /proc) and the
+# directories their copy up makes are not the job's changes.
+t_nothing() {
+	mkdir -p "$T/bind"
+	job --changes "$T/c.jsonl" --export-tar "$T/l.tar" --tmpfs /srv/t --mount "$T/bind:/etc/b" \
+		-- sh -c 'cat /srv/keep /etc/passwd >/dev/null; echo x >/srv/t/f; ls /proc /dev >/dev/null'
+	assert_rc 0
+	assert_eq "$(stat -c %s "$T/c.jsonl" 2>&1)" 0 "the change set's size"
+	assert_eq "$(tar tf "$T/l.tar" 2>&1)" "" "the layer's entries"
+	job --changes - -- true
+	assert_rc 0
+	assert_res changes '[]'
+	assert_clean
+}
+
+# --changes -: the same objects, in the result.
+t_in_result() {
+	job --changes "$T/c.jsonl" -- sh -c "$CHANGE"
+	assert_rc 0
+	job --changes - -- sh -c "$CHANGE"
+	assert_rc 0
+	assert_eq "$(res 'changes[]')" "$(jq -c . "$T/c.jsonl")" "the result's changes"
+	assert_res reason '"exited"'
+	assert_clean
+}
+
+# The job's user: its ids in the change set and in the layer's headers.
+t_user() {
+	job --user 1000:1001 --changes "$T/c.jsonl" --export-tar "$T/l.tar" \
+		-- sh -c 'echo u >/tmp/u; mkdir /tmp/d'
+	assert_rc 0
+	assert_eq "$(jq -c 'select(.path | startswith("/tmp/")) | [.path, .uid, .gid]' "$T/c.jsonl")" \
+		'["/tmp/d",1000,1001]
+["/tmp/u",1000,1001]' "ids in the change set"
+	assert_eq "$(tar --numeric-owner -tvf "$T/l.tar" | awk '$NF ~ /^tmp\/./ { print $2, $NF }')" \
+		"1000/1001 tmp/d/
+1000/1001 tmp/u" "ids in the layer"
+	assert_clean
+}
+
+# ------------------------------------------------------------ the layer
+
+# apply LAYER DIR: LAYER applied to DIR as the OCI image spec says: its
+# whiteouts first (.wh.NAME removes NAME, .wh..wh..opq empties its
+# directory of what DIR had), then its other entries.
+apply() {
+	local w dir name
+	while IFS= read -r w; do
+		dir=$(dirname "$w")
+		name=$(basename "$w")
+		if [ "$name" = .wh..wh..opq ]; then
+			find "$2/$dir" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
+		else
+			rm -rf "${2:?}/$dir/${name#.wh.}"
+		fi
+	done < <(tar tf "$1" | grep '\(^\|/\)\.wh\.')
+	tar -C "$2" --exclude='.wh.*' --numeric-owner -xpf "$1"
+}
+
+t_layer_applied() {
+	job --export-tar "$T/l.tar" -- sh -c "$CHANGE; $TREE"
+	assert_rc 0
+	local want=$out
+	cp -a "$ROOTFS" "$T/applied"
+	apply "$T/l.tar" "$T/applied"
+	bj --rootfs "$T/applied" -- sh -c "$TREE"
+	assert_rc 0
+	assert_eq "$out" "$want" "the tree of the rootfs with the layer applied, against the job's"
+	assert_eq "$(tar tf "$T/l.tar" | grep '\.wh\.' | sort)" "srv/.wh.dir
+srv/.wh.gone
+srv/.wh.mv
+srv/redo/.wh..wh..opq" "the whiteouts"
+	assert_clean
+}
+
+# ------------------------------------------------------------ bad input
+
+t_bad() {
+	bj --rootfs "$ROOTFS" --changes - -- true
+	assert_rc 125
+	assert_lines 1 "$err" "stderr"
+	assert_contains "$err" "brig: --changes -: " "stderr"
+	assert_contains "$err" "no --result" "stderr"
+	local args
+	for args in "--changes=" "--export-tar=" "--changes=$T/nodir/c" "--export-tar=$T/nodir/l" \
+		"--export-tar=$T/" "--changes=$T/.."; do
+		job "$args" -- true
+		assert_rc 125
+		assert_lines 1 "$err" "stderr of $args"
+		assert_contains "$err" "brig: ${args%%=*}" "stderr of $args"
+		assert_eq "$(ls "$T/nodir" 2>&1)" "ls: cannot access '$T/nodir': No such file or directory" \
+			"$T/nodir after $args"
+	done
+	assert_clean
+}
+
+# ------------------------------------------------------------ a pool
+
+t_pooled() {
+	run_cmd "$BRIG" --root "$T/root" pool create P --size 1 --rootfs "$ROOTFS"
+	assert_rc 0
+	defer "$BRIG" --root "$T/root" pool destroy P
+	bj --pool P --result "$T/result.json" --changes "$T/p.jsonl" --export-tar "$T/p.tar" \
+		-- sh -c "$CHANGE; $TREE"
+	assert_rc 0
+	assert_res pool '"hit"'
+	local want=$out
+	job --changes "$T/c.jsonl" -- sh -c "$CHANGE"
+	assert_rc 0
+	assert_eq "$(lines "$T/p.jsonl")" "$(lines "$T/c.jsonl")" "a pooled job's change set, a cold one's"
+	cp -a "$ROOTFS" "$T/applied"
+	apply "$T/p.tar" "$T/applied"
+	bj --rootfs "$T/applied" -- sh -c "$TREE"
+	assert_eq "$out" "$want" "the pooled job's layer applied, against its tree"
+	run_cmd "$BRIG" --root "$T/root" pool destroy P
+	assert_rc 0
+	assert_eq "$(ls -A "$T/root/pools" 2>&1)" "" "the pools' directory"
+	rmdir "$T/root/pools"
+	assert_clean
+}
+
+tap_test "--changes: created, modified, deleted files, directories, symlinks" t_kinds
+tap_test "a job that changes nothing: no change, whatever brig mounted" t_nothing
+tap_test "--changes -: the same change set in the result" t_in_result
+tap_test "--user: the job's ids in the change set and the layer" t_user
+tap_test "--export-tar: the layer applied to the rootfs gives the job's tree" t_layer_applied
+tap_test "bad --changes, --export-tar: 125, one line, nothing left" t_bad
+tap_test "job --pool: the same change set and layer as a cold job" t_pooled
+tap_done
