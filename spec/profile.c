@@ -80,6 +80,7 @@ struct drop {
 	const char *const *deny;
 	size_t n_deny;
 	bool setid, chown;
+	const char *listener; /* @deny notifies it */
 };
 
 static bool is_name(const struct brig_json *v, const char *name)
@@ -233,6 +234,14 @@ static void errno_rule(struct brig_jsonw *w, const char *const *names, size_t n,
 	brig_jsonw_object_end(w);
 }
 
+static void notify_rule(struct brig_jsonw *w, const char *const *names, size_t n)
+{
+	brig_jsonw_object_begin(w);
+	brig_jsonw_kv_strings(w, "names", names, n);
+	brig_jsonw_kv_string(w, "action", "SCMP_ACT_NOTIFY");
+	brig_jsonw_object_end(w);
+}
+
 #define S_ISUID_ 04000u
 #define S_ISGID_ 02000u
 #define S_IFMT_ 0170000u
@@ -289,7 +298,9 @@ static int copy_syscalls(struct brig_jsonw *w, const struct brig_json *root,
 		if (names_left(rule, d))
 			copy_rule(w, rule, d);
 	}
-	if (d->n_deny)
+	if (d->n_deny && d->listener)
+		notify_rule(w, d->deny, d->n_deny);
+	else if (d->n_deny)
 		errno_rule(w, d->deny, d->n_deny, 1 /* EPERM */);
 	if (d->setid && setid_rules(w, root, d, profile, err) < 0)
 		return -1;
@@ -300,14 +311,14 @@ static int copy_syscalls(struct brig_jsonw *w, const struct brig_json *root,
 }
 
 int brig_seccomp_profile_write(struct brig_jsonw *w, const char *name, const char *text, size_t len,
-                               const char *const *deny, size_t n_deny, unsigned int flags,
-                               struct brig_error *err)
+                               const char *const *deny, size_t n_deny, const char *listener,
+                               unsigned int flags, struct brig_error *err)
 {
 	struct brig_arena arena = BRIG_ARENA_INIT;
 	const struct brig_json *root = brig_json_parse(&arena, name, text, len, err);
 	const struct brig_json *rules;
 	struct drop d = { deny, n_deny, flags & BRIG_PROFILE_NO_SETID,
-		          flags & BRIG_PROFILE_NO_CHOWN };
+		          flags & BRIG_PROFILE_NO_CHOWN, listener };
 	bool only = flags & BRIG_PROFILE_RULES_ONLY;
 	int r = -1;
 
@@ -324,11 +335,14 @@ int brig_seccomp_profile_write(struct brig_jsonw *w, const char *name, const cha
 		brig_jsonw_kv_string(w, "defaultAction", "SCMP_ACT_ALLOW");
 	for (size_t i = 0; i < root->n; i++) {
 		if (!strcmp(root->keys[i], "syscalls") ||
-		    (only && strcmp(root->keys[i], "architectures")))
+		    (only && strcmp(root->keys[i], "architectures")) ||
+		    (listener && !strncmp(root->keys[i], "listener", 8)))
 			continue;
 		brig_jsonw_key(w, root->keys[i]);
 		copy(w, root->items[i]);
 	}
+	if (listener)
+		brig_jsonw_kv_string(w, "listenerPath", listener);
 	brig_jsonw_key(w, "syscalls");
 	/* only the rules: what no rule names is allowed */
 	if (copy_syscalls(w, only ? NULL : root, rules, &d, name, err) < 0)

@@ -43,11 +43,12 @@ enum {
  * Write the object of @text (@len bytes; errors name @name) as the next
  * value of @w.  Each name of @deny is dropped from every rule's "names"
  * (a rule left with none is dropped), and one rule at the end returns
- * EPERM for all of them; then what @flags add.  The profile must be a
- * JSON object.
+ * EPERM for all of them, or with @listener notifies it instead
+ * (SCMP_ACT_NOTIFY, listenerPath @listener: its answer is the call's);
+ * then what @flags add.  The profile must be a JSON object.
  */
 int brig_seccomp_profile_write(struct brig_jsonw *w, const char *name, const char *text, size_t len,
-                               const char *const *deny, size_t n_deny, unsigned int flags,
-                               struct brig_error *err);
+                               const char *const *deny, size_t n_deny, const char *listener,
+                               unsigned int flags, struct brig_error *err);
 
 #endif

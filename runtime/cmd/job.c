@@ -54,10 +54,12 @@ static int pool_opts(struct brig_cli *cli, struct brig_args *a, struct brig_job_
 	po->export_dir = o->export_dir;
 	po->changes_path = o->changes_path;
 	po->export_tar = o->export_tar;
-	/* by default, what the pool's writable layer holds */
+	po->audit_path = o->audit_path;
+	po->audit_limit = o->audit_limit;
+	/* by default, twice what the pool's writable layer holds */
 	po->export_limit = brig_cmd_opt(options, ARRAY_SIZE(options), a, "export-limit")->set
 	                       ? o->export_limit
-	                       : po->writable;
+	                       : 2 * po->writable;
 	po->env = o->env;
 	po->n_env = o->n_env;
 	po->allow = o->allow;
@@ -215,13 +217,35 @@ const struct brig_command brig_cmd_job = {
 	    "   symlinks, FIFOs and hard links, with the job's ids and no setuid or\n"
 	    "   setgid bit; a deletion is an empty .wh.NAME, an opaque directory holds\n"
 	    "   .wh..wh..opq. Devices and sockets are left out. A name of the job's\n"
-	    "   that begins with .wh. fails it (applied, it would delete). FILE and\n"
-	    "   --changes FILE are written as unnamed files in their directory and\n"
-	    "   named only once complete, replacing what was there: a failure or a\n"
-	    "   kill leaves nothing. Both are bounded as --export is: --export-limit\n"
-	    "   bytes each, directories 4096 deep, the deadline and 5 s, brig's\n"
-	    "   signals. The sha256 is nettle's, the tar libarchive's, each loaded only\n"
+	    "   that begins with .wh. fails it (applied, it would delete). FILE,\n"
+	    "   --changes FILE and --audit FILE are written as unnamed files in their\n"
+	    "   directory and named only once all of them (and --export) are\n"
+	    "   complete, each replacing what was there: a failure, a signal or a\n"
+	    "   kill leaves none. Both are bounded as --export is: --export-limit\n"
+	    "   bytes each, directories 4096 deep (an fd each, within the hard limit\n"
+	    "   of open files), the deadline and 5 s, brig's signals. The sha256 is nettle's, the "
+	    "tar libarchive's, each loaded only\n"
 	    "   by a job that asks.\n"
+	    "\n"
+	    "   The calls the job's profile refuses beyond the default profile's\n"
+	    "   (mount, umount2, pivot_root, unshare, setns, ptrace, process_vm_*,\n"
+	    "   keyctl, add_key, request_key, bpf, perf_event_open, userfaultfd,\n"
+	    "   kexec_*, open_by_handle_at, fanotify_init, the new mount API,\n"
+	    "   io_uring) go to brig (a seccomp listener in brig's own hands, never\n"
+	    "   the job's), which answers each with EPERM, as the kernel did, and\n"
+	    "   counts it: the result's denied_syscalls. The first 10000 answers are\n"
+	    "   given at once, then one a millisecond: a job that loops on them slows\n"
+	    "   only itself. Past 1000000 brig answers without counting\n"
+	    "   (denied_syscalls_truncated). --audit FILE writes one JSON line per\n"
+	    "   refused call, at most --audit-limit: ms (since the job's start), pid\n"
+	    "   (in the job), call, args (six numbers) and, for the mount calls, the\n"
+	    "   strings of their paths (source, target, fstype, path, new_root,\n"
+	    "   put_old, to_path, as the job passed them); past the limit the result\n"
+	    "   says audit_truncated. A pool's member's init keeps its listener for\n"
+	    "   the claimer, which counts as a cold job's brig does. With --seccomp\n"
+	    "   unconfined or FILE, and for a job restored from a checkpoint (its\n"
+	    "   filter is the image's), nothing is counted and there is no such\n"
+	    "   field.\n"
 	    "\n"
 	    "   With --network egress the job has lo and eth0, one end of a veth pair\n"
 	    "   whose other end, brig-eN, is in brig's network namespace, with a /30 of\n"
@@ -276,8 +300,9 @@ const struct brig_command brig_cmd_job = {
 	    "   warning when the job ran without a user namespace, and with --network\n"
 	    "   egress egress: allowed (flows let through and names answered), denied\n"
 	    "   (packets dropped and names refused), denied_names and denied_addresses\n"
-	    "   (up to 32 of each), bytes_out and bytes_in (over its link), and with\n"
-	    "   --changes - changes.\n"
+	    "   (up to 32 of each), bytes_out and bytes_in (over its link), with\n"
+	    "   the default profile denied_syscalls (an object: a count by call) and\n"
+	    "   denied_syscalls_truncated, and with --changes - changes.\n"
 	    "\n"
 	    "   Exit status: the job's, 128+N when it was killed by signal N, 124 at\n"
 	    "   the timeout, 125 when brig could not run it or its --export,\n"

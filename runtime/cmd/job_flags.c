@@ -210,6 +210,7 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	o->export_dir = V("export")->str;
 	o->changes_path = V("changes")->str;
 	o->export_tar = V("export-tar")->str;
+	o->audit_path = V("audit")->str;
 	o->env = V("env")->list;
 	o->n_env = V("env")->n;
 	o->cwd = V("cwd")->str;
@@ -230,7 +231,8 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	    count(V("pids"), "pids", 256, &o->pids, err) < 0 ||
 	    size(V("writable"), "writable", 64u << 20, &o->writable, err) < 0 ||
 	    size(V("output-limit"), "output-limit", 1u << 20, &o->output_limit, err) < 0 ||
-	    size(V("export-limit"), "export-limit", o->writable, &o->export_limit, err) < 0)
+	    size(V("export-limit"), "export-limit", 2 * o->writable, &o->export_limit, err) < 0 ||
+	    count(V("audit-limit"), "audit-limit", 1000, &o->audit_limit, err) < 0)
 		return -1;
 	/* a node running untrusted jobs is not starved by default: one CPU */
 	o->cpus = 1;

@@ -88,9 +88,10 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The directory being read, for errors: "/" and its path. */
 static const char *shown(const struct walk *k)
 {
-	return k->path.len ? k->path.buf : ".";
+	return k->path.len ? k->path.buf : "";
 }
 
 /* The names of directory @fd, sorted (none kept on a failure); its
@@ -106,7 +107,7 @@ static int read_names(const struct walk *k, int fd, struct names *ns, struct bri
 
 		if (dfd >= 0)
 			close(dfd);
-		return brig_error_setp(err, saved, "%s: open \"%s\"", k->w->flag, shown(k));
+		return brig_error_setp(err, saved, "%s: open \"/%s\"", k->w->flag, shown(k));
 	}
 	while ((errno = 0, e = readdir(d))) {
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
@@ -119,7 +120,7 @@ static int read_names(const struct walk *k, int fd, struct names *ns, struct bri
 		ns->v[ns->n++] = brig_xstrdup(e->d_name);
 	}
 	if (errno) {
-		brig_error_setp(err, errno, "%s: read the directory \"%s\"", k->w->flag, shown(k));
+		brig_error_setp(err, errno, "%s: read the directory \"/%s\"", k->w->flag, shown(k));
 		names_release(ns);
 		return -1;
 	}
@@ -338,6 +339,9 @@ int brig_job_changes_walk(const struct brig_job_changes *w, struct brig_error *e
 
 	if (w->r->upperfd < 0)
 		return brig_error_set(err, "%s: the job has no writable layer", w->flag);
+	/* a signal or the deadline before the first entry stops it too */
+	if (brig_job_copy_check(w->b, w->flag, err) < 0)
+		return -1;
 	/* an fd per level: as many as the deepest tree may need, within the
 	 * hard limit (past it, the open at that depth fails and says so) */
 	if (getrlimit(RLIMIT_NOFILE, &old) == 0 && old.rlim_cur < 2 * BRIG_JOB_CHANGES_DEPTH + 64) {

@@ -49,6 +49,7 @@ static int claimed_start(struct job_source *s, struct job_run *run, struct brig_
 		.cwd = o->cwd,
 	};
 	_cleanup_close_ int sock = -1;
+	int notify = -1;
 
 	if (job_make_export_dir(o, err) < 0)
 		return -1;
@@ -56,8 +57,11 @@ static int claimed_start(struct job_source *s, struct job_run *run, struct brig_
 	if (o->no_userns || !job_userns_available())
 		job_warn_no_userns(run);
 	run->created = true;
-	if (brig_pool_adopt(run->ctx, &c->claim, &run->root, &sock, &c->mntns, err) < 0)
+	if (brig_pool_adopt(run->ctx, &c->claim, &run->root, &sock, &notify, &c->mntns, err) < 0)
 		return -1;
+	/* its refused calls are brig's to answer and count, as a cold job's */
+	if (notify >= 0)
+		run->denials = brig_job_denials_adopt(notify, &run->audit);
 	run->pidfd = TAKE_FD(c->claim.pidfd);
 	/* what the job changed is told against the pool's rootfs */
 	if ((o->changes_path || o->export_tar) && job_open_lower(o, &run->root, err) < 0)

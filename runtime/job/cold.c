@@ -35,6 +35,7 @@ struct cold {
 	struct job_cold_opts co;
 	struct brig_bundle base; /* --bundle's */
 	char *rootfs;            /* the lower directory, absolute */
+	char *listener;          /* a member's listenerPath (its init keeps the fd) */
 };
 
 static int write_config(struct cold *c, struct job_run *run, struct brig_error *err)
@@ -48,6 +49,7 @@ static int write_config(struct cold *c, struct job_run *run, struct brig_error *
 		.host_id = run->root.host_id,
 		.bind_id = run->root.bind_id,
 		.resolv_conf = run->egress ? brig_egress_resolv_conf(run->egress) : NULL,
+		.listener = run->denials ? brig_job_denials_path(run->denials) : c->listener,
 	};
 	_cleanup_free_ char *text = brig_job_config(&plan, err);
 
@@ -110,6 +112,16 @@ int job_cold_start(struct job_source *s, struct job_run *run, struct brig_error 
 		return -1;
 	if (brig_job_root_mount(&run->root, c->rootfs, o->writable, err) < 0)
 		return -1;
+	/* the job profile's own denials are counted (denials.c): a cold
+	 * job's by brig, through the socket of its filter's listenerPath; a
+	 * pool member's by its claimer, which takes the fd from the init
+	 * (the create gives the path no fd) */
+	if (!o->seccomp || !strcmp(o->seccomp, "default")) {
+		if (c->co.member)
+			c->listener = brig_xasprintf("%s/seccomp.sock", run->root.dir);
+		else if (brig_job_denials_open(&run->denials, run->root.dir, &run->audit, err) < 0)
+			return -1;
+	}
 	if (o->network == BRIG_JOB_NET_EGRESS) {
 		if (brig_egress_open(&run->egress, run->id, c->co.member, o->allow, o->n_allow,
 		                     run->root.dirfd, run->root.dir, err) < 0)
@@ -161,6 +173,7 @@ static void cold_release(struct job_source *s, struct job_run *run)
 		close(c->co.refill);
 	brig_bundle_release(&c->base);
 	free(c->rootfs);
+	free(c->listener);
 	free(c);
 }
 

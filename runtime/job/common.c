@@ -188,6 +188,8 @@ int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error
 		                             "and there is no --result");
 	if (o->export_tar && !*o->export_tar)
 		return brig_error_usage(err, "--export-tar: expected FILE");
+	if (o->audit_path && !*o->audit_path)
+		return brig_error_usage(err, "--audit: expected FILE");
 	for (size_t i = 0; i < o->n_tmpfs; i++)
 		if (check_abs("--tmpfs", o->tmpfs[i].path, err) < 0)
 			return -1;
@@ -376,6 +378,13 @@ int job_staged_publish(struct job_staged *s, const char *flag, const char *path,
 {
 	_cleanup_free_ char *tmp = brig_xasprintf(".%s.brig-%d", s->name, (int)getpid());
 
+	/* nothing there: the name, at once */
+	if (linkat(s->fd, "", s->dir, s->name, AT_EMPTY_PATH) == 0)
+		return 0;
+	if (errno != EEXIST)
+		return brig_error_setp(err, errno, "%s \"%s\"", flag, path);
+	/* something there: replaced whole (a kill between the two steps
+	 * leaves the new one under its temporary name) */
 	if (linkat(s->fd, "", s->dir, tmp, AT_EMPTY_PATH) < 0)
 		return brig_error_setp(err, errno, "%s \"%s\"", flag, path);
 	if (renameat(s->dir, tmp, s->dir, s->name) < 0) {
@@ -490,6 +499,7 @@ void job_run_release(struct job_run *run)
 	stdio_release(&run->io);
 	if (run->pidfd >= 0)
 		close(TAKE_FD(run->pidfd));
+	job_staged_release(&run->audit_file);
 	job_staged_release(&run->changes_file);
 	job_staged_release(&run->tar);
 	free(run->changes);

@@ -444,18 +444,20 @@ static int write_seccomp(struct brig_jsonw *w, const struct brig_job_plan *p,
 		if (!flags)
 			return 0;
 		brig_jsonw_key(w, "seccomp");
-		return brig_seccomp_profile_write(
-		    w, "the default seccomp profile", brig_job_default_profile,
-		    brig_job_default_profile_len, NULL, 0, flags | BRIG_PROFILE_RULES_ONLY, err);
+		return brig_seccomp_profile_write(w, "the default seccomp profile",
+		                                  brig_job_default_profile,
+		                                  brig_job_default_profile_len, NULL, 0, NULL,
+		                                  flags | BRIG_PROFILE_RULES_ONLY, err);
 	}
 	brig_jsonw_key(w, "seccomp");
 	if (!o->seccomp || !strcmp(o->seccomp, "default"))
-		return brig_seccomp_profile_write(
-		    w, "the default seccomp profile", brig_job_default_profile,
-		    brig_job_default_profile_len, job_denied, ARRAY_SIZE(job_denied), flags, err);
+		return brig_seccomp_profile_write(w, "the default seccomp profile",
+		                                  brig_job_default_profile,
+		                                  brig_job_default_profile_len, job_denied,
+		                                  ARRAY_SIZE(job_denied), p->listener, flags, err);
 	if (brig_read_file(AT_FDCWD, o->seccomp, BRIG_CONFIG_MAX_BYTES, &text, &len, err) < 0)
 		return brig_error_wrap(err, "--seccomp");
-	if (brig_seccomp_profile_write(w, o->seccomp, text, len, NULL, 0, flags, err) < 0)
+	if (brig_seccomp_profile_write(w, o->seccomp, text, len, NULL, 0, NULL, flags, err) < 0)
 		return brig_error_wrap(err, "--seccomp");
 	return 0;
 }

@@ -28,6 +28,7 @@ struct brig_job_plan {
 	uint32_t host_id;
 	uint32_t bind_id;        /* without a user namespace: the binds' id range */
 	const char *resolv_conf; /* --network egress: bound over /etc/resolv.conf */
+	const char *listener;    /* the job's denials notify this socket (denials.c) */
 };
 
 /* --keep-caps's NAME as the kernel's name: "net_raw", "NET_RAW" and
@@ -193,6 +194,40 @@ int brig_job_changes_json(const struct brig_job_root *r, const struct brig_job_c
 int brig_job_export_tar(const struct brig_job_root *r, const struct brig_job_changes_opts *o,
                         struct brig_error *err);
 
+/*
+ * job/denials.c: the calls the job's filter refuses beyond the base
+ * profile's, each one notified to brig, answered with EPERM and counted
+ * (with --audit, a line each).  open: the socket of the filter's
+ * listenerPath (brig_job_denials_path), in the job's directory @dir;
+ * then brig_job_denials_service() whenever brig_job_denials_fd() is
+ * readable: the create's connection, its fd, then each notification.
+ */
+/* What /proc/PID/fd/N links to for a seccomp listener's fd. */
+#define BRIG_SECCOMP_NOTIFY_LINK "anon_inode:seccomp notify"
+#define BRIG_JOB_DENIALS_FREE 10000u  /* answered at once; then 1 a ms */
+#define BRIG_JOB_DENIALS_MAX 1000000u /* events counted at most */
+struct brig_job_audit {
+	int fd;         /* --audit's file, or -1 */
+	uint64_t limit; /* lines at most */
+	uint64_t t0;    /* the job's start (brig_job_now_ms): each line's "ms" */
+};
+struct brig_job_denials;
+struct brig_result_denials;
+int brig_job_denials_open(struct brig_job_denials **d, const char *dir,
+                          const struct brig_job_audit *audit, struct brig_error *err);
+/* A pool member's: its listener @notify (taken), from its claimer. */
+struct brig_job_denials *brig_job_denials_adopt(int notify, const struct brig_job_audit *audit);
+const char *brig_job_denials_path(const struct brig_job_denials *d);
+/* -1 while the answers wait (past BRIG_JOB_DENIALS_FREE): then
+ * brig_job_denials_wait() says for how many ms at most (-1: none). */
+int brig_job_denials_fd(const struct brig_job_denials *d);
+int brig_job_denials_wait(const struct brig_job_denials *d);
+void brig_job_denials_service(struct brig_job_denials *d);
+/* The counts, into @r (valid until the next call or close); false when
+ * no listener ever came (nothing was counted). */
+bool brig_job_denials_result(struct brig_job_denials *d, struct brig_result_denials *r);
+void brig_job_denials_close(struct brig_job_denials *d);
+
 /* job/common.c: the signal (SIGINT, SIGTERM, SIGHUP) brig got, or 0. */
 int brig_job_signalled(void);
 /* The bytes the writable layer holds. */
@@ -239,6 +274,8 @@ struct brig_pool_record {
 	int upper_fd, handoff_fd;
 	uint32_t host_id;
 	uint64_t dev, ino;
+	int notify_fd; /* its seccomp listener's (-1: none; a record of an
+	                * older brig has no such field) */
 };
 int brig_pool_read_record(const char *root, const char *id, struct brig_pool_record *r);
 /* Whether member @id still waits: its container exists, created, its
@@ -274,7 +311,7 @@ bool brig_pool_read_member(int fd, struct brig_pool_member *m);
  * and the device and inode of the upper directory @upperfd, which a claim
  * checks an entry against (pool.c). */
 int brig_job_member_record(int jobdirfd, const struct brig_pool_member *m, int upperfd,
-                           struct brig_error *err);
+                           int notify_fd, struct brig_error *err);
 /* The member made ready: its init's pid and start time into @m, and @m
  * into its entry, which moves to ready/. */
 int brig_pool_member_ready(const char *root, const char *name, const char *id,
@@ -289,11 +326,12 @@ struct brig_pool_claim {
 	struct brig_state *s;
 	int pidfd;
 	int handoff, upper; /* the init's fds, copied and checked (pool.c) */
+	int notify;         /* its seccomp listener, copied and checked, or -1 */
 	int rootfd;         /* its root, for --copy-in (brig_pool_adopt) */
 };
-#define BRIG_POOL_CLAIM_INIT                                                      \
-	{                                                                         \
-		.lock = -1, .pidfd = -1, .handoff = -1, .upper = -1, .rootfd = -1 \
+#define BRIG_POOL_CLAIM_INIT                                                                    \
+	{                                                                                       \
+		.lock = -1, .pidfd = -1, .handoff = -1, .upper = -1, .notify = -1, .rootfd = -1 \
 	}
 void brig_pool_claim_release(struct brig_pool_claim *c);
 /* job/pool_claim.c: a claim, its checks, the member's root and socket.
@@ -306,10 +344,12 @@ int brig_pool_claim_state(const struct brig_context *ctx, struct brig_pool_claim
 int brig_pool_claim(const struct brig_context *ctx, const char *name, struct brig_pool_claim *c,
                     struct brig_error *err);
 /* The claimed member's root (its init's, with the upper directory its init
- * kept), the socket to hand it the job on (both copied from the init with
- * pidfd_getfd) and its mount namespace (or -1). */
+ * kept), the socket to hand it the job on and its seccomp listener (or
+ * -1; all copied from the init with pidfd_getfd) and its mount namespace
+ * (or -1). */
 int brig_pool_adopt(const struct brig_context *ctx, struct brig_pool_claim *c,
-                    struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err);
+                    struct brig_job_root *r, int *handoff, int *notify, int *mntns,
+                    struct brig_error *err);
 /* What follows a claim of member @id (NULL: a miss), whose lock is @lock,
  * in a brig of its own (`brig pool follow`, job/pool.c): the member's end
  * once the claimer has gone, and a replacement.  @hold (or -1), the

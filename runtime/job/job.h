@@ -59,6 +59,8 @@ struct brig_job_opts {
 	const char *changes_path; /* --changes: a file, or "-": in the result */
 	const char *export_tar;   /* --export-tar: a file */
 	uint64_t export_limit;    /* bytes each of them writes at most (0: none) */
+	const char *audit_path;   /* --audit: a line per refused call */
+	uint64_t audit_limit;     /* lines at most */
 	const char *const *env;   /* "K=V" */
 	size_t n_env;
 	const char *cwd;

@@ -7,9 +7,11 @@
 #include "config.h"
 #include "job/source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +21,35 @@
 #include "lifecycle/sync.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/proc.h"
+
+/* The number of the seccomp listener the init of @pidfd kept (init.c:
+ * a member's filter notifies its claimer), or -1. */
+static int init_notify_fd(int pidfd)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	char path[64], link[64];
+	struct dirent *e;
+	pid_t pid = brig_pidfd_pid(pidfd);
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		char *end;
+		long n = strtol(e->d_name, &end, 10);
+		ssize_t len;
+
+		if (*end || end == e->d_name)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/fd/%ld", (int)pid, n);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len > 0 && (link[len] = '\0', !strcmp(link, BRIG_SECCOMP_NOTIFY_LINK)))
+			return (int)n;
+	}
+	return -1;
+}
 
 /*
  * A pool's member: made by a child, which builds the job's mounts in a
@@ -52,7 +83,8 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 	m = (struct brig_pool_member){ .upper_fd = run.root.upperfd,
 		                       .handoff_fd = handoff[1],
 		                       .host_id = run.root.host_id };
-	if (brig_job_member_record(run.root.dirfd, &m, run.root.upperfd, &err) < 0) {
+	if (brig_job_member_record(run.root.dirfd, &m, run.root.upperfd, init_notify_fd(run.pidfd),
+	                           &err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
 		brig_container_delete(ctx, id, true, &ignored);

@@ -115,6 +115,19 @@ static bool upper_ok(int fd, const struct brig_pool_record *r)
 	       (uint64_t)st.st_ino == r->ino;
 }
 
+static bool notify_ok(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(link, BRIG_SECCOMP_NOTIFY_LINK);
+}
+
 /* Whether the process of @pidfd is still the one that started at @start:
  * alive (a signal 0 reaches it) and its pid's start time the same. */
 static bool still_there(int pidfd, pid_t pid, uint64_t start)
@@ -179,6 +192,13 @@ static enum verdict verify(const struct brig_context *ctx, const char *name, con
 		*why = "its upper directory is not the member's";
 		return MEMBER_REFUSED;
 	}
+	if (rec.notify_fd >= 0) {
+		c->notify = copy_fd(c->pidfd, rec.notify_fd);
+		if (c->notify < 0 || !notify_ok(c->notify)) {
+			*why = "its seccomp listener is not its init's";
+			return MEMBER_REFUSED;
+		}
+	}
 	/* the fds were copied from that very process */
 	if (!still_there(c->pidfd, pid, start))
 		return MEMBER_DEAD;
@@ -208,6 +228,8 @@ void brig_pool_claim_release(struct brig_pool_claim *c)
 		close(c->handoff);
 	if (c->upper >= 0)
 		close(c->upper);
+	if (c->notify >= 0)
+		close(c->notify);
 	if (c->rootfd >= 0)
 		close(c->rootfd);
 	if (c->s)
@@ -274,7 +296,8 @@ int brig_pool_claim(const struct brig_context *ctx, const char *name, struct bri
 }
 
 int brig_pool_adopt(const struct brig_context *ctx, struct brig_pool_claim *c,
-                    struct brig_job_root *r, int *handoff, int *mntns, struct brig_error *err)
+                    struct brig_job_root *r, int *handoff, int *notify, int *mntns,
+                    struct brig_error *err)
 {
 	char path[64];
 
@@ -291,6 +314,7 @@ int brig_pool_adopt(const struct brig_context *ctx, struct brig_pool_claim *c,
 	free(r->merged);
 	r->merged = brig_xasprintf("/proc/self/fd/%d", c->rootfd);
 	*handoff = TAKE_FD(c->handoff);
+	*notify = TAKE_FD(c->notify);
 	/* opened by pid, then the pidfd asked whether that is still the init */
 	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)c->m.pid);
 	*mntns = open(path, O_RDONLY | O_CLOEXEC);

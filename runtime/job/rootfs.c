@@ -497,7 +497,7 @@ uint64_t brig_job_writable_used(const struct brig_job_root *r)
 
 /* What a job directory holds once nothing is mounted on it: its files
  * (config.json, and the temporary file of a brig killed while it wrote
- * it), its empty mount points, itself. */
+ * it), the seccomp listener's socket, its empty mount points, itself. */
 void brig_job_dir_remove(int jobsfd, const char *name)
 {
 	_cleanup_close_ int fd =
@@ -508,9 +508,11 @@ void brig_job_dir_remove(int jobsfd, const char *name)
 	while (d && (e = readdir(d))) {
 		struct stat st;
 
-		if (e->d_type == DT_REG ||
+		/* files, and the seccomp listener's socket (denials.c) */
+		if (e->d_type == DT_REG || e->d_type == DT_SOCK ||
 		    (e->d_type == DT_UNKNOWN &&
-		     fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)))
+		     fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     (S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode))))
 			unlinkat(fd, e->d_name, 0);
 	}
 	if (fd >= 0)

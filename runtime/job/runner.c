@@ -60,11 +60,12 @@ static void watch(struct job_run *run, struct job_source *src)
 
 	for (;;) {
 		int more = !ended && src->ops->watch_fd ? src->ops->watch_fd(src) : -1;
+		int denials = ended ? -1 : brig_job_denials_fd(run->denials);
 		int dns[2];
 
 		/* the job's resolver answers for as long as the job runs */
 		brig_egress_fds(ended ? NULL : run->egress, dns);
-		struct pollfd p[9] = {
+		struct pollfd p[10] = {
 			{ .fd = ended ? -1 : run->pidfd, .events = POLLIN },
 			{ .fd = job_signal_fd(), .events = POLLIN },
 			{ .fd = io->so.in, .events = brig_job_stream_in_events(&io->so) },
@@ -74,6 +75,7 @@ static void watch(struct job_run *run, struct job_source *src)
 			{ .fd = more, .events = POLLIN },
 			{ .fd = dns[0], .events = POLLIN },
 			{ .fd = dns[1], .events = POLLIN },
+			{ .fd = denials, .events = POLLIN },
 		};
 		uint64_t now = brig_job_now_ms(), until = 0;
 		int wait = -1;
@@ -94,11 +96,20 @@ static void watch(struct job_run *run, struct job_source *src)
 		/* the resolver's resends and expiries need a tick */
 		if (dns[0] >= 0 && (wait < 0 || wait > 1000))
 			wait = 1000;
+		/* the next refused call's answer, when they wait */
+		if (!ended) {
+			int dw = brig_job_denials_wait(run->denials);
+
+			if (dw >= 0 && (wait < 0 || wait > dw))
+				wait = dw;
+		}
 		for (int i = 4; i < 6; i++)
 			if (!p[i].events)
 				p[i].fd = -1;
-		if (poll(p, 9, wait) < 0 && errno != EINTR)
+		if (poll(p, 10, wait) < 0 && errno != EINTR)
 			break;
+		if (p[9].revents)
+			brig_job_denials_service(run->denials);
 		if (dns[0] >= 0)
 			brig_egress_service(run->egress);
 		if (p[1].revents & POLLIN) {
@@ -173,9 +184,9 @@ static void write_result(struct job_run *run, int result_fd, struct brig_error *
 }
 
 /* What the job wrote, as the options ask: its change set, its layer as a
- * tar, its files; each bounded by --export-limit, the job's deadline and
- * a grace, brig's signals (brig-job(8)), and none published unless
- * complete. */
+ * tar, its files, and what it tried (--audit); each bounded by
+ * --export-limit, the job's deadline and a grace, brig's signals
+ * (brig-job(8)), and none named unless all are complete. */
 static int files_out(struct job_run *run, struct brig_error *err)
 {
 	const struct brig_job_opts *o = run->o;
@@ -200,21 +211,29 @@ static int files_out(struct job_run *run, struct brig_error *err)
 	co.n_skip = mounts.n;
 	if (o->changes_path) {
 		co.fd = run->changes_file.fd;
-		if (brig_job_changes_json(&run->root, &co, &run->changes, err) < 0 ||
-		    (co.fd >= 0 &&
-		     job_staged_publish(&run->changes_file, "--changes", o->changes_path, err) < 0))
+		if (brig_job_changes_json(&run->root, &co, &run->changes, err) < 0)
 			return -1;
 		run->res.changes = run->changes;
 		brig_phase("changes");
 	}
 	if (o->export_tar) {
 		co.fd = run->tar.fd;
-		if (brig_job_export_tar(&run->root, &co, err) < 0 ||
-		    job_staged_publish(&run->tar, "--export-tar", o->export_tar, err) < 0)
+		if (brig_job_export_tar(&run->root, &co, err) < 0)
 			return -1;
 		brig_phase("export-tar");
 	}
 	if (o->export_dir && brig_job_export(&run->root, o->export_dir, &b, err) < 0)
+		return -1;
+	if (o->audit_path && run->denials_res.audit_failed)
+		return brig_error_setp(err, run->denials_res.audit_failed, "--audit \"%s\"",
+		                       o->audit_path);
+	/* named once all are complete: a failure leaves none */
+	if ((run->changes_file.fd >= 0 &&
+	     job_staged_publish(&run->changes_file, "--changes", o->changes_path, err) < 0) ||
+	    (o->export_tar &&
+	     job_staged_publish(&run->tar, "--export-tar", o->export_tar, err) < 0) ||
+	    (o->audit_path &&
+	     job_staged_publish(&run->audit_file, "--audit", o->audit_path, err) < 0))
 		return -1;
 	return 0;
 }
@@ -229,6 +248,8 @@ static int finish(struct job_run *run, struct job_source *src, struct brig_error
 		brig_debug("job %s: no figures: %s", run->id, e.msg);
 	brig_error_release(&e);
 	run->res.oom_killed = run->res.usage.oom_kills > 0;
+	if (brig_job_denials_result(run->denials, &run->denials_res))
+		run->res.denials = &run->denials_res;
 	if (run->egress) {
 		if (brig_egress_result(run->egress, &run->egress_res, &e) < 0)
 			brig_debug("job %s: egress figures: %s", run->id, e.msg);
@@ -251,6 +272,8 @@ static void release(struct job_run *run, struct job_source *src)
 		kill_job(run);
 	if (src)
 		src->ops->release(src, run);
+	/* the listener's socket before the job's directory goes */
+	brig_job_denials_close(TAKE_PTR(run->denials));
 	job_run_release(run);
 }
 
@@ -305,7 +328,9 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	     job_open_output("--result", o->result_path, &result_fd, err) < 0) ||
 	    (o->changes_path && strcmp(o->changes_path, "-") &&
 	     job_staged_open(&run.changes_file, "--changes", o->changes_path, err) < 0) ||
-	    (o->export_tar && job_staged_open(&run.tar, "--export-tar", o->export_tar, err) < 0)) {
+	    (o->export_tar && job_staged_open(&run.tar, "--export-tar", o->export_tar, err) < 0) ||
+	    (o->audit_path &&
+	     job_staged_open(&run.audit_file, "--audit", o->audit_path, err) < 0)) {
 		job_run_release(&run);
 		return -1;
 	}
@@ -320,6 +345,9 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (src->ops->fresh && brig_job_gc(ctx, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
 	run.t0 = brig_job_now_ms();
+	run.audit = (struct brig_job_audit){ .fd = run.audit_file.fd,
+		                             .limit = o->audit_limit,
+		                             .t0 = run.t0 };
 	if (src->ops->start(src, &run, err) < 0) {
 		run.error = brig_xstrdup(err->msg);
 		goto out;

@@ -69,13 +69,17 @@ struct job_run {
 	bool created;     /* a container exists: the job may run, it must be removed */
 	bool not_started; /* the source says the job's process could not be started */
 	struct brig_result res;
-	char *error;                          /* res.error's storage */
-	char *warning;                        /* res.warning's */
-	uint64_t t0;                          /* when brig began the job: its deadline's start */
-	struct brig_egress *egress;           /* --network egress: its link (egress.h) */
-	struct brig_result_egress egress_res; /* its figures, for res.egress */
-	struct job_staged changes_file, tar;  /* --changes FILE, --export-tar */
-	char *changes;                        /* --changes -: res.changes's storage */
+	char *error;                            /* res.error's storage */
+	char *warning;                          /* res.warning's */
+	uint64_t t0;                            /* when brig began the job: its deadline's start */
+	struct brig_egress *egress;             /* --network egress: its link (egress.h) */
+	struct brig_result_egress egress_res;   /* its figures, for res.egress */
+	struct job_staged changes_file, tar;    /* --changes FILE, --export-tar */
+	struct job_staged audit_file;           /* --audit */
+	struct brig_job_audit audit;            /* what the denials write there */
+	struct brig_job_denials *denials;       /* the refused calls (denials.c) */
+	struct brig_result_denials denials_res; /* their figures, for res.denials */
+	char *changes;                          /* --changes -: res.changes's storage */
 };
 
 /* clang-format off */
@@ -83,7 +87,8 @@ struct job_run {
                          .so = { .in = -1 }, .se = { .in = -1 } }
 #define JOB_RUN_INIT(ctx_, o_) ((struct job_run){ .ctx = (ctx_), .o = (o_), \
 	.root = BRIG_JOB_ROOT_INIT, .io = JOB_STDIO_INIT, .pidfd = -1, \
-	.changes_file = JOB_STAGED_INIT, .tar = JOB_STAGED_INIT })
+	.changes_file = JOB_STAGED_INIT, .tar = JOB_STAGED_INIT, \
+	.audit_file = JOB_STAGED_INIT, .audit = { .fd = -1 } })
 /* clang-format on */
 
 struct job_source;

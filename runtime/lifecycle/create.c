@@ -225,13 +225,23 @@ static int prepare_seccomp(struct create_job *j, struct brig_error *err)
  * A filter that notifies: the init sends its fd, which goes on to
  * linux.seccomp.listenerPath with the state (status creating, as runc).
  */
-static int seccomp_listener(struct create_job *j, const char *id, struct brig_error *err)
+static int seccomp_listener(struct create_job *j, const struct brig_create_opts *o,
+                            struct brig_error *err)
 {
 	struct brig_state s;
+	int fd;
 
 	if (!j->seccomp.notify)
 		return 0;
-	job_state(j, id, &s);
+	/* a pool's member: its init keeps the fd for its claimer (handoff.h) */
+	if (o->handoff) {
+		fd = brig_sync_expect_fd(j->sock[0], BRIG_SYNC_SECCOMP_FD, "container init", err);
+		if (fd < 0)
+			return -1;
+		close(fd);
+		return 0;
+	}
+	job_state(j, o->id, &s);
 	s.status = BRIG_STATUS_CREATING;
 	return brig_sync_seccomp_listener(j->sock[0], "container init",
 	                                  j->bundle.config->linux->seccomp, s.pid, &s, err);
@@ -385,7 +395,7 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		return -1;
 	if (receive_pty_master(j, err) < 0)
 		return -1;
-	if (seccomp_listener(j, o->id, err) < 0)
+	if (seccomp_listener(j, o, err) < 0)
 		return -1;
 	if (brig_sync_expect(j->sock[0], BRIG_SYNC_READY, "container init", err) < 0)
 		return -1;

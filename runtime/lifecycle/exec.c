@@ -303,7 +303,7 @@ static int child_setup(struct exec_job *j, const struct brig_exec_opts *o, char 
 	 * CAP_SYS_ADMIN to load (no no_new_privs), else last of all (or
 	 * before READY when its notify fd must reach brig) */
 	if (seccomp_when(j) == BRIG_SECCOMP_BEFORE_CAPS &&
-	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, err) < 0)
+	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, false, err) < 0)
 		return -1;
 	if (brig_process_apply_identity(p, &j->plan, procfd, err) < 0)
 		return -1;
@@ -334,7 +334,7 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 		_exit(1);
 	}
 	if (seccomp_when(j) == BRIG_SECCOMP_BEFORE_READY &&
-	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, &err) < 0) {
+	    brig_sync_seccomp_load(j->sock[1], &j->seccomp, false, &err) < 0) {
 		brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
 		_exit(1);
 	}

@@ -37,7 +37,10 @@
  *                                                 the kernel ends the rest
  *
  * Waiting, the init is confined already: no capabilities, no_new_privs,
- * not dumpable, and brig's own seccomp profile loaded (init.c).  It stays
+ * not dumpable, and brig's own seccomp profile loaded (init.c).  When
+ * that filter notifies (brig job's denials), the init keeps its listener
+ * fd (close-on-exec, never the job's) and the create gives it to no
+ * listenerPath: the claimer takes it with pidfd_getfd and answers.  It stays
  * the container's pid 1 and reaper (the job is its child): its exit ends
  * the container.  The end of the reply
  * socket is the claimer's: when it closes (the claimer died) the init

@@ -364,7 +364,7 @@ static int apply_process(const struct brig_init_args *a, int procfd, char **exec
 	 * filter, which may deny what the reading takes (openat2) */
 	*exec_env = brig_exec_env(p, listen_env(listen, sizeof(listen)));
 	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_CAPS &&
-	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, err) < 0)
+	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, a->handoff, err) < 0)
 		return -1;
 	if (brig_process_apply_identity(p, a->plan, procfd, err) < 0)
 		return -1;
@@ -527,8 +527,9 @@ void brig_init_main(const struct brig_init_args *a)
 		goto fail;
 	if (a->handoff && own_handoff_socket(a->handoff, &err) < 0)
 		goto fail;
+	/* a pool member's init keeps its notify fd for its claimer */
 	if (seccomp_when(a) == BRIG_SECCOMP_BEFORE_READY &&
-	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, &err) < 0)
+	    brig_sync_seccomp_load(a->sync_fd, a->seccomp, a->handoff, &err) < 0)
 		goto fail;
 	if (brig_sync_send(a->sync_fd, BRIG_SYNC_READY, NULL, &err) < 0)
 		goto fail;
@@ -541,11 +542,14 @@ void brig_init_main(const struct brig_init_args *a)
 	 * wait under its filter already, so that the claim does not pay for
 	 * loading it */
 	if (a->handoff) {
-		bool filtered = a->handoff_filtered && seccomp_when(a) == BRIG_SECCOMP_LAST;
+		bool load = a->handoff_filtered && seccomp_when(a) == BRIG_SECCOMP_LAST;
+		/* a notifying filter is loaded already (before READY) */
+		bool filtered = load || seccomp_when(a) == BRIG_SECCOMP_BEFORE_READY ||
+		                seccomp_when(a) == BRIG_SECCOMP_BEFORE_CAPS;
 
 		close(a->sync_fd);
 		neutral_name(&area);
-		if (filtered && brig_seccomp_load(a->seccomp, &err) < 0)
+		if (load && brig_seccomp_load(a->seccomp, &err) < 0)
 			_exit(1);
 		brig_handoff_serve(a, filtered, env);
 	}

@@ -87,6 +87,16 @@ char *brig_result_json(const struct brig_result *r)
 		brig_jsonw_kv_string(&w, "warning", r->warning);
 	if (r->egress)
 		write_egress(&w, r->egress);
+	if (r->denials) {
+		brig_jsonw_key(&w, "denied_syscalls");
+		brig_jsonw_object_begin(&w);
+		for (size_t i = 0; i < r->denials->n; i++)
+			brig_jsonw_kv_uint(&w, r->denials->names[i], r->denials->counts[i]);
+		brig_jsonw_object_end(&w);
+		brig_jsonw_kv_bool(&w, "denied_syscalls_truncated", r->denials->truncated);
+		if (r->denials->audit_truncated)
+			brig_jsonw_kv_bool(&w, "audit_truncated", true);
+	}
 	if (r->changes) {
 		brig_jsonw_key(&w, "changes");
 		brig_jsonw_raw(&w, r->changes, strlen(r->changes));

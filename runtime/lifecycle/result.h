@@ -24,6 +24,16 @@ struct brig_result_egress {
 	size_t n_denied_addresses;
 };
 
+/* brig job: the calls its seccomp filter refused, counted by name */
+struct brig_result_denials {
+	const char *const *names;
+	const uint64_t *counts;
+	size_t n;
+	bool truncated;       /* past the most counted: answered, not counted */
+	bool audit_truncated; /* --audit stopped at --audit-limit lines */
+	int audit_failed;     /* an --audit write failed with this errno */
+};
+
 struct brig_result {
 	const char *id;
 	bool exited, signaled; /* neither: not known (an engine reaped it) */
@@ -41,6 +51,7 @@ struct brig_result {
 	const char *warning; /* what the job ran without; NULL: no field */
 	const struct brig_result_egress *egress; /* NULL: no field */
 	const char *changes; /* brig job --changes -: a JSON array; NULL: no field */
+	const struct brig_result_denials *denials; /* NULL: no field */
 };
 
 /* "exited", "signaled", "timeout", "oom" or "error" */

@@ -271,7 +271,8 @@ int brig_sync_expect_fd(int fd, enum brig_sync_step expected, const char *who,
 	return got;
 }
 
-int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, struct brig_error *err)
+int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, bool keep,
+                           struct brig_error *err)
 {
 	_cleanup_close_ int notify_fd = -1;
 	int r = brig_seccomp_load(prog, err);
@@ -282,7 +283,10 @@ int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, struct 
 	if (!prog->notify)
 		return 0;
 	notify_fd = r;
-	return brig_sync_send_fd(fd, BRIG_SYNC_SECCOMP_FD, notify_fd, err);
+	r = brig_sync_send_fd(fd, BRIG_SYNC_SECCOMP_FD, notify_fd, err);
+	if (keep)
+		TAKE_FD(notify_fd);
+	return r;
 }
 
 int brig_sync_seccomp_listener(int fd, const char *who, const struct brig_seccomp *sc, pid_t pid,

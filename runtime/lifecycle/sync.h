@@ -70,6 +70,7 @@
 #ifndef BRIG_SYNC_H
 #define BRIG_SYNC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -110,9 +111,12 @@ int brig_sync_expect_text(int fd, enum brig_sync_step expected, const char *who,
                           size_t size, struct brig_error *err);
 
 /* Load @prog (linux/seccomp.h) and send its notify fd, if it has one, as
- * SECCOMP_FD on @fd: the init's and an exec'd process's step alike. */
+ * SECCOMP_FD on @fd: the init's and an exec'd process's step alike.  With
+ * @keep the loader keeps its copy too (close-on-exec): a pool member's
+ * init, whose claimer takes it (handoff.h). */
 struct brig_seccomp_prog;
-int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, struct brig_error *err);
+int brig_sync_seccomp_load(int fd, const struct brig_seccomp_prog *prog, bool keep,
+                           struct brig_error *err);
 
 /* The other end of it, brig's: wait for the SECCOMP_FD of a filter that
  * notifies and hand the fd on to @sc's listenerPath with @state as the

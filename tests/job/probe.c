@@ -33,7 +33,11 @@
  *   open_by_handle_at  a handle of / from name_to_handle_at
  *
  * `probe segv` (alone) dies of a SIGSEGV, for the tests of a job that is
- * killed by a signal.  Exit status 0, or 2 for an unknown CALL.
+ * killed by a signal.  `probe loop N CALL` makes CALL N times in this
+ * process, and `probe threads T N CALL` N times in each of T threads at
+ * once; each prints "CALL N errno=ENAME" for each errno it got, N the
+ * times (and "CALL N ok" for successes).  Exit status 0, or 2 for an
+ * unknown CALL.
  *
  * Never run it as root on the host: mount, umount and pivot_root would
  * really happen there.  It refuses to (exit 3) when it is uid 0 of the
@@ -42,6 +46,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <linux/bpf.h>
 #include <linux/keyctl.h>
 #include <linux/perf_event.h>
@@ -217,6 +222,56 @@ static long call(const char *name)
 	_exit(2);
 }
 
+/* Of a loop: how many times each errno came (0: success). */
+static unsigned long tally[4096];
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct loop {
+	const char *name;
+	unsigned long n;
+};
+
+static void *loop(void *arg)
+{
+	const struct loop *l = arg;
+	static __thread unsigned long mine[4096];
+
+	for (unsigned long k = 0; k < l->n; k++) {
+		long r = call(l->name);
+		int e = r < 0 ? errno : 0;
+
+		mine[e >= 0 && e < 4096 ? e : 0]++;
+	}
+	pthread_mutex_lock(&tally_lock);
+	for (int e = 0; e < 4096; e++)
+		tally[e] += mine[e];
+	pthread_mutex_unlock(&tally_lock);
+	return NULL;
+}
+
+/* probe loop N CALL, probe threads T N CALL */
+static int loops(unsigned long threads, unsigned long n, const char *name)
+{
+	struct loop l = { name, n };
+	pthread_t t[64];
+
+	if (threads < 1 || threads > 64)
+		return 2;
+	for (unsigned long i = 0; i < threads; i++)
+		if (pthread_create(&t[i], NULL, loop, &l)) {
+			printf("%s pthread_create failed\n", name);
+			return 1;
+		}
+	for (unsigned long i = 0; i < threads; i++)
+		pthread_join(t[i], NULL);
+	for (int e = 0; e < 4096; e++)
+		if (tally[e] && e == 0)
+			printf("%s %lu ok\n", name, tally[e]);
+		else if (tally[e])
+			printf("%s %lu errno=%s\n", name, tally[e], strerrorname_np(e));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int i, st;
@@ -232,6 +287,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "probe: refusing to run as root on the host\n");
 		return 3;
 	}
+	if (argc == 4 && !strcmp(argv[1], "loop"))
+		return loops(1, strtoul(argv[2], NULL, 10), argv[3]);
+	if (argc == 5 && !strcmp(argv[1], "threads"))
+		return loops(strtoul(argv[2], NULL, 10), strtoul(argv[3], NULL, 10), argv[4]);
 	for (i = 1; i < argc; i++) {
 		pid_t pid;
 

@@ -86,6 +86,32 @@ assert_clean() {
 	assert_eq "$(strays)" "" "processes left$when"
 }
 
+# tmpfs_dir DIR SIZE: a tmpfs of SIZE on DIR (the test's own mount, under
+# $T), unmounted when the test ends.
+tmpfs_dir() {
+	mkdir -p "$1"
+	mount -t tmpfs -o "size=$2,mode=0755" none "$1" || {
+		fail "mount a tmpfs on $1"
+		return 1
+	}
+	defer umount -l "$1"
+}
+
+# proc_field FILE KEY: the value after KEY ("rchar:", "pos:") in FILE of
+# /proc, 0 when it is gone; builtins only, as it is polled.
+proc_field() {
+	local k v n=0
+	while read -r k v; do
+		[ "$k" = "$2" ] && n=$v
+	done 2>/dev/null <"$1"
+	echo "$n"
+}
+
+# read_bytes PID: the bytes PID has read (/proc/PID/io's rchar).
+read_bytes() {
+	proc_field "/proc/$1/io" rchar:
+}
+
 # need_probe: skip unless the rootfs has /bin/probe.
 need_probe() {
 	[ -x "$ROOTFS/bin/probe" ] || skip "needs a static tests/job/probe (gcc -static)"

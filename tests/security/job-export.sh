@@ -114,17 +114,6 @@ t_suid_limit() {
 		mk /x/z e 6755; mk /z f 6755'
 }
 
-# tmpfs_dir DIR SIZE: a tmpfs of SIZE on DIR (the test's own mount, under
-# $T), unmounted when the test ends.
-tmpfs_dir() {
-	mkdir -p "$1"
-	mount -t tmpfs -o "size=$2,mode=0755" none "$1" || {
-		fail "mount a tmpfs on $1"
-		return 1
-	}
-	defer umount -l "$1"
-}
-
 # ------------------------------------------------------- setuid, a full disk
 
 # DIR on a tmpfs of 2M (the test's own mount, under $T): the write that
@@ -345,15 +334,6 @@ t_copyin_fifo() {
 	assert_clean
 }
 
-# read_bytes PID: the bytes PID has read (/proc/PID/io's rchar; 0 when it
-# is gone), with builtins only: it is polled.
-read_bytes() {
-	local k v n=0
-	while read -r k v; do
-		[ "$k" = rchar: ] && n=$v
-	done 2>/dev/null <"/proc/$1/io"
-	echo "$n"
-}
 
 # SIGTERM while brig copies a large tree in (512 MB, from a tmpfs; brig
 # stopped in the copy as soon as it has read 32 MB): brig ends at once,
