@@ -55,6 +55,8 @@ static int pool_opts(struct brig_cli *cli, struct brig_args *a, struct brig_job_
 	po->changes_path = o->changes_path;
 	po->export_tar = o->export_tar;
 	po->audit_path = o->audit_path;
+	po->export_paths = o->export_paths;
+	po->n_export_paths = o->n_export_paths;
 	po->audit_limit = o->audit_limit;
 	/* by default, twice what the pool's writable layer holds */
 	po->export_limit = brig_cmd_opt(options, ARRAY_SIZE(options), a, "export-limit")->set
@@ -211,6 +213,12 @@ const struct brig_command brig_cmd_job = {
 	    "   or something below it did; brig's mount points (/proc, /dev, /sys,\n"
 	    "   --tmpfs and --mount destinations) are left out, the directories made\n"
 	    "   for them are not, nor is what --copy-in wrote.\n"
+	    "\n"
+	    "   --export-path PATH (repeatable, absolute, no . or ..) limits --export,\n"
+	    "   --export-tar and --changes to what is at or below each PATH: the\n"
+	    "   directories on the way are no changes, are made 0700 in --export's\n"
+	    "   DIR, and one that is a symlink in the job's layer ends the way (it is\n"
+	    "   never followed): that PATH adds nothing, as one the job did not write.\n"
 	    "\n"
 	    "   --export-tar FILE writes the same changes as an OCI image layer: a pax\n"
 	    "   tar of the directories, regular files (holes as sparse entries),\n"

@@ -37,6 +37,7 @@ struct brig_error;
 	{ "copy-in", 0, BRIG_OPT_LIST, "HOSTPATH:PATH", "copy a host file or tree into the writable layer before the job", NULL }, \
 	{ "export", 0, BRIG_OPT_STRING, "DIR", "after the job, copy the files it wrote to DIR", NULL }, \
 	{ "export-limit", 0, BRIG_OPT_STRING, "SIZE", "bytes each of --export, --export-tar and --changes may write (an --export entry counts 256 besides its data; 0: none); past it nothing is written", "twice the --writable size: a full layer and what each format adds to it" }, \
+	{ "export-path", 0, BRIG_OPT_LIST, "PATH", "--export, --export-tar and --changes take only what is at or below PATH (absolute; repeatable)", NULL }, \
 	{ "changes", 0, BRIG_OPT_STRING, "FILE|-", "after the job, write what it created, modified and deleted to FILE, one JSON object a line ('-': as the result's \"changes\")", NULL }, \
 	{ "audit", 0, BRIG_OPT_STRING, "FILE", "write one JSON line to FILE for each system call the job's filter refused and brig counted (time, pid, call, arguments)", NULL }, \
 	{ "audit-limit", 0, BRIG_OPT_STRING, "N", "lines --audit writes at most", "1000" }, \

@@ -211,6 +211,8 @@ int brig_cmd_job_parse(const struct brig_option *table, size_t n_table, struct b
 	o->changes_path = V("changes")->str;
 	o->export_tar = V("export-tar")->str;
 	o->audit_path = V("audit")->str;
+	o->export_paths = V("export-path")->list;
+	o->n_export_paths = V("export-path")->n;
 	o->env = V("env")->list;
 	o->n_env = V("env")->n;
 	o->cwd = V("cwd")->str;

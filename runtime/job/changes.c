@@ -159,6 +159,30 @@ static bool same_dir(const struct walk *k, const struct stat *st, const struct s
 	           (r->lower_raw ? lst->st_gid : brig_job_view_id(r, lst->st_gid));
 }
 
+/* Where the entry is against --export-path's: outside them all, on the
+ * way to one, or at or below one. */
+enum place { OUTSIDE, ON_THE_WAY, INSIDE };
+
+static enum place place(const struct walk *k)
+{
+	const char *p = k->path.buf;
+	size_t len = k->path.len;
+	bool way = false;
+
+	if (!k->w->n_only)
+		return INSIDE;
+	for (size_t i = 0; i < k->w->n_only; i++) {
+		const char *o = k->w->only[i];
+		size_t olen = strlen(o);
+
+		if (len >= olen && !memcmp(p, o, olen) && (len == olen || p[olen] == '/'))
+			return INSIDE;
+		if (olen > len && !memcmp(p, o, len) && o[len] == '/')
+			way = true;
+	}
+	return way ? ON_THE_WAY : OUTSIDE;
+}
+
 static bool skipped(const struct walk *k)
 {
 	const char *p = k->path.buf;
@@ -220,7 +244,7 @@ static int walk_dir(struct walk *k, int upper, int lower, bool hides, struct bri
 /* Upper directory @name of @upper (changed as @kind), and below it. */
 static int walk_subdir(struct walk *k, int upper, int lower, const char *name,
                        const struct stat *st, const struct stat *lst, bool hides,
-                       enum brig_job_change_kind kind, struct brig_error *err)
+                       enum brig_job_change_kind kind, bool said, struct brig_error *err)
 {
 	_cleanup_close_ int sub = -1, sublower = -1;
 	size_t waits = (size_t)-1;
@@ -233,7 +257,10 @@ static int walk_subdir(struct walk *k, int upper, int lower, const char *name,
 	if (sub < 0)
 		return brig_error_setp(err, errno, "%s: open \"/%s\"", k->w->flag, k->path.buf);
 	opq = opaque(sub);
-	if (kind == BRIG_JOB_MODIFIED && !opq && S_ISDIR(lst->st_mode) && same_dir(k, st, lst)) {
+	if (!said) {
+		/* on the way to an --export-path: walked, never said */
+	} else if (kind == BRIG_JOB_MODIFIED && !opq && S_ISDIR(lst->st_mode) &&
+	           same_dir(k, st, lst)) {
 		if (k->n_pend == k->cap_pend) {
 			k->cap_pend = k->cap_pend * 2 + 8;
 			k->pend = realloc(k->pend, k->cap_pend * sizeof(*k->pend));
@@ -279,7 +306,7 @@ static int hidden_deletions(struct walk *k, int upper, int lower, struct brig_er
 		    fstatat(lower, ns.v[i], &lst, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		path_push(k, ns.v[i], &saved);
-		if (!skipped(k))
+		if (!skipped(k) && place(k) == INSIDE)
 			r = emit(k, BRIG_JOB_DELETED, -1, ns.v[i], &lst, false, true, err);
 		brig_strbuf_setlen(&k->path, saved);
 	}
@@ -298,11 +325,13 @@ static int walk_dir(struct walk *k, int upper, int lower, bool hides, struct bri
 	for (size_t i = 0; i < ns.n && r == 0; i++) {
 		const char *name = ns.v[i];
 		struct stat st, lst;
+		enum place at;
 		bool in_lower;
 		size_t saved;
 
 		path_push(k, name, &saved);
-		if (skipped(k)) {
+		at = place(k);
+		if (skipped(k) || at == OUTSIDE) {
 			brig_strbuf_setlen(&k->path, saved);
 			continue;
 		}
@@ -313,12 +342,15 @@ static int walk_dir(struct walk *k, int upper, int lower, bool hides, struct bri
 		if (r < 0)
 			break;
 		in_lower = lower >= 0 && fstatat(lower, name, &lst, AT_SYMLINK_NOFOLLOW) == 0;
-		if (whiteout(&st))
+		if (S_ISDIR(st.st_mode))
+			r = walk_subdir(k, upper, lower, name, &st, in_lower ? &lst : NULL, hides,
+			                in_lower ? BRIG_JOB_MODIFIED : BRIG_JOB_CREATED,
+			                at == INSIDE, err);
+		else if (at != INSIDE)
+			r = 0; /* on the way to an --export-path, and no directory */
+		else if (whiteout(&st))
 			r = in_lower ? emit(k, BRIG_JOB_DELETED, -1, name, &lst, false, false, err)
 			             : 0;
-		else if (S_ISDIR(st.st_mode))
-			r = walk_subdir(k, upper, lower, name, &st, in_lower ? &lst : NULL, hides,
-			                in_lower ? BRIG_JOB_MODIFIED : BRIG_JOB_CREATED, err);
 		else
 			r = emit(k, in_lower ? BRIG_JOB_MODIFIED : BRIG_JOB_CREATED, upper, name,
 			         &st, false, false, err);
@@ -593,6 +625,8 @@ int brig_job_changes_json(const struct brig_job_root *r, const struct brig_job_c
 		.r = r,
 		.skip = o->skip,
 		.n_skip = o->n_skip,
+		.only = o->only,
+		.n_only = o->n_only,
 		.b = o->b,
 		.flag = FLAG,
 		.entry = json_entry,

@@ -132,6 +132,22 @@ static int check_abs(const char *flag, const char *path, struct brig_error *err)
 	return 0;
 }
 
+/* --export-path: absolute, with no "." or ".." component */
+static int check_export_path(const char *path, struct brig_error *err)
+{
+	if (check_abs("--export-path", path, err) < 0)
+		return -1;
+	for (const char *s = path; *s;) {
+		size_t n = strcspn(s, "/");
+
+		if ((n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.'))
+			return brig_error_usage(
+			    err, "--export-path \"%s\": no \".\" or \"..\" in it", path);
+		s += n + (s[n] == '/');
+	}
+	return 0;
+}
+
 /* Everything that can be checked before anything exists (source.h). */
 /* --network egress and its --allow rules (egress.h) */
 static int check_egress(const struct brig_job_opts *o, struct brig_error *err)
@@ -190,6 +206,12 @@ int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error
 		return brig_error_usage(err, "--export-tar: expected FILE");
 	if (o->audit_path && !*o->audit_path)
 		return brig_error_usage(err, "--audit: expected FILE");
+	for (size_t i = 0; i < o->n_export_paths; i++)
+		if (check_export_path(o->export_paths[i], err) < 0)
+			return -1;
+	if (o->n_export_paths && !o->export_dir && !o->export_tar && !o->changes_path)
+		return brig_error_usage(err, "--export-path: for --export, --export-tar or "
+		                             "--changes, and there is none");
 	for (size_t i = 0; i < o->n_tmpfs; i++)
 		if (check_abs("--tmpfs", o->tmpfs[i].path, err) < 0)
 			return -1;
@@ -262,6 +284,45 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* "/a//b/" as the walks say it: "a/b" (heap). */
+static char *walk_path(const char *d)
+{
+	char *p = brig_xcalloc(strlen(d) + 1, 1), *q = p;
+
+	for (; *d; d++)
+		if (*d != '/' || (q > p && q[-1] != '/'))
+			*q++ = *d;
+	if (q > p && q[-1] == '/')
+		q--;
+	*q = '\0';
+	return p;
+}
+
+void job_export_paths(const struct brig_job_opts *o, struct job_paths *out)
+{
+	size_t n = 0;
+
+	*out = (struct job_paths){ .v = brig_xcalloc(o->n_export_paths + 1, sizeof(*out->v)) };
+	for (size_t i = 0; i < o->n_export_paths; i++)
+		out->v[out->n++] = walk_path(o->export_paths[i]);
+	qsort(out->v, out->n, sizeof(*out->v), cmp_path);
+	/* "/" is everything; a path below another adds nothing (sorted, it
+	 * follows it) */
+	for (size_t i = 0; i < out->n; i++) {
+		size_t len = n ? strlen(out->v[n - 1]) : 0;
+
+		if (!*out->v[i]) {
+			job_paths_free(out);
+			return;
+		}
+		if (n && !strncmp(out->v[i], out->v[n - 1], len) && out->v[i][len] == '/')
+			free(out->v[i]);
+		else
+			out->v[n++] = out->v[i];
+	}
+	out->n = n;
+}
+
 int job_mount_points(const struct job_run *run, struct job_paths *out, struct brig_error *err)
 {
 	_cleanup_free_ char *path = brig_xasprintf("%s/%s/config.json", run->ctx->root, run->id);
@@ -270,19 +331,8 @@ int job_mount_points(const struct job_run *run, struct job_paths *out, struct br
 	if (!c)
 		return brig_error_wrap(err, "the job's mounts");
 	out->v = brig_xcalloc(c->n_mounts + 1, sizeof(*out->v));
-	for (size_t i = 0; i < c->n_mounts; i++) {
-		const char *d = c->mounts[i].destination;
-		char *p = brig_xcalloc(strlen(d) + 1, 1), *q = p;
-
-		/* "/a//b/" as the walk says it: "a/b" */
-		for (; *d; d++)
-			if (*d != '/' || (q > p && q[-1] != '/'))
-				*q++ = *d;
-		if (q > p && q[-1] == '/')
-			q--;
-		*q = '\0';
-		out->v[out->n++] = p;
-	}
+	for (size_t i = 0; i < c->n_mounts; i++)
+		out->v[out->n++] = walk_path(c->mounts[i].destination);
 	brig_config_free(c);
 	qsort(out->v, out->n, sizeof(*out->v), cmp_path);
 	return 0;

@@ -390,15 +390,80 @@ static int copy_dir(struct copier *c, int src, int dst, unsigned int depth, stru
 	return 0;
 }
 
+/* What is at @path (relative, "a/b") of @src into the same path of @dst,
+ * the directories on the way made 0700; nothing when the source has no
+ * such entry, or a symlink or no directory on the way (the job's layer
+ * holds it only if the job wrote there, and a link is never followed). */
+static int copy_path(struct copier *c, int src, int dst, const char *path, struct brig_error *err)
+{
+	_cleanup_free_ char *p = brig_xstrdup(path);
+	_cleanup_close_ int in = openat(src, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	_cleanup_close_ int out = openat(dst, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	const char *last = strrchr(p, '/') ? strrchr(p, '/') + 1 : p;
+	unsigned int depth = 0;
+	struct stat st;
+	size_t saved;
+
+	if (in < 0 || out < 0)
+		return brig_error_setp(err, errno, "%s: open", c->flag);
+	/* the source's way first: nothing is made for a path it has not */
+	for (char *name = p; name != last; name += strlen(name) + 1) {
+		int next;
+
+		name[strcspn(name, "/")] = '\0';
+		next = openat(in, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return errno == ENOENT || errno == ENOTDIR || errno == ELOOP
+			           ? 0
+			           : brig_error_setp(err, errno, "%s: open \"%s\"", c->flag, path);
+		close(in);
+		in = next;
+	}
+	if (fstatat(in, last, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return errno == ENOENT
+		           ? 0
+		           : brig_error_setp(err, errno, "%s: stat \"%s\"", c->flag, path);
+	for (char *name = p; name != last; name += strlen(name) + 1, depth++) {
+		int next;
+
+		path_push(c, name, &saved);
+		if (mkdirat(out, name, 0700) == 0) {
+			if (charge(c, BRIG_JOB_ENTRY_COST, err) < 0 || own(c, out, name, err) < 0)
+				return -1;
+		} else if (errno != EEXIST) {
+			return brig_error_setp(err, errno, "%s: mkdir \"%s\"", c->flag, c->path);
+		}
+		next = openat(out, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return brig_error_setp(err, errno, "%s: open \"%s\"", c->flag, c->path);
+		close(out);
+		out = next;
+	}
+	path_push(c, last, &saved);
+	if (S_ISDIR(st.st_mode))
+		return copy_subdir(c, in, out, last, depth, err);
+	if (S_ISREG(st.st_mode))
+		return copy_file(c, in, out, last, err);
+	if (S_ISLNK(st.st_mode))
+		return copy_symlink(c, in, out, last, &st, err);
+	return 0;
+}
+
 int brig_job_copy_tree(int src, int dst, const struct brig_job_copy_bounds *b, const char *flag,
                        struct brig_error *err)
 {
 	struct copier c = { .b = b, .flag = flag, .top = dst, .buf = brig_xcalloc(1, COPY_BUF) };
-	int r;
+	int r = 0;
 
 	c.path = brig_xstrdup("");
 	c.cap = 1;
-	r = copy_dir(&c, src, dst, 0, err);
+	if (b->n_only)
+		for (size_t i = 0; i < b->n_only && r == 0; i++) {
+			path_pop(&c, 0);
+			r = copy_path(&c, src, dst, b->only[i], err);
+		}
+	else
+		r = copy_dir(&c, src, dst, 0, err);
 	tdestroy(c.links, free_link);
 	free(c.path);
 	free(c.buf);
@@ -486,9 +551,11 @@ static int move_in(int dir, int staging, const char *path, struct brig_error *er
 	return r;
 }
 
-int brig_job_export(const struct brig_job_root *r, const char *dir,
-                    const struct brig_job_copy_bounds *b, struct brig_error *err)
+int brig_job_export(const struct brig_job_root *r, const char *dir, const char *const *only,
+                    size_t n_only, const struct brig_job_copy_bounds *b, struct brig_error *err)
 {
+	struct brig_job_copy_bounds paths = *b;
+
 	_cleanup_close_ int src = -1, dst = -1, staging = -1;
 	char name[64];
 	int ret = -1;
@@ -511,7 +578,9 @@ int brig_job_export(const struct brig_job_root *r, const char *dir,
 		brig_error_setp(err, errno, "--export: open \"%s/%s\"", dir, name);
 		goto out;
 	}
-	if (brig_job_copy_tree(src, staging, b, "--export", err) < 0 ||
+	paths.only = only;
+	paths.n_only = n_only;
+	if (brig_job_copy_tree(src, staging, &paths, "--export", err) < 0 ||
 	    move_in(dst, staging, dir, err) < 0)
 		goto out;
 	ret = 0;

@@ -343,6 +343,8 @@ int brig_job_export_tar(const struct brig_job_root *r, const struct brig_job_cha
 		.r = r,
 		.skip = o->skip,
 		.n_skip = o->n_skip,
+		.only = o->only,
+		.n_only = o->n_only,
 		.b = o->b,
 		.flag = FLAG,
 		.entry = tar_entry,

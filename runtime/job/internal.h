@@ -120,6 +120,10 @@ struct brig_job_copy_bounds {
 	uint64_t deadline_ms; /* CLOCK_MONOTONIC, ms (0: none) */
 	uid_t uid;            /* each entry's owner; (uid_t)-1: brig's, as made */
 	gid_t gid;
+	/* brig_job_copy_tree: only these paths of the source ("a/b"; none:
+	 * all of it) */
+	const char *const *only;
+	size_t n_only;
 };
 /* The directories, regular files and symlinks under @src into @dst (brig
  * makes every entry, never with setuid/setgid bits; holes and hard links
@@ -133,9 +137,11 @@ int brig_job_copy_data(int in, int out, const struct stat *st, const char *flag,
                        struct brig_error *err);
 /* Copy what the job wrote (the upper layer) into @dir, owned by brig's
  * caller, all at once: staged in @dir (0700), moved in once complete,
- * removed on any failure. */
-int brig_job_export(const struct brig_job_root *r, const char *dir,
-                    const struct brig_job_copy_bounds *b, struct brig_error *err);
+ * removed on any failure.  With @only (--export-path, as the change
+ * walk takes it), only what is at or below those paths, the directories
+ * on the way made 0700 and left so. */
+int brig_job_export(const struct brig_job_root *r, const char *dir, const char *const *only,
+                    size_t n_only, const struct brig_job_copy_bounds *b, struct brig_error *err);
 /* A signal of brig's or past @b's deadline: -1, and @err says which
  * stopped @flag. */
 int brig_job_copy_check(const struct brig_job_copy_bounds *b, const char *flag,
@@ -166,6 +172,10 @@ struct brig_job_changes {
 	 * brig's; sorted, without the leading '/' */
 	const char *const *skip;
 	size_t n_skip;
+	/* with any, only what is at or below one of these (--export-path:
+	 * sorted, none below another, without the leading '/') */
+	const char *const *only;
+	size_t n_only;
 	const struct brig_job_copy_bounds *b;
 	const char *flag; /* in errors */
 	int (*entry)(void *data, const struct brig_job_change *c, struct brig_error *err);
@@ -183,6 +193,8 @@ struct brig_job_changes_opts {
 	const struct brig_job_copy_bounds *b;
 	const char *const *skip;
 	size_t n_skip;
+	const char *const *only;
+	size_t n_only;
 	int fd;
 	uint64_t hash_limit;
 };

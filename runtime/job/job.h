@@ -56,12 +56,14 @@ struct brig_job_opts {
 	const struct brig_job_copy *copy_in;
 	size_t n_copy_in;
 	const char *export_dir;
-	const char *changes_path; /* --changes: a file, or "-": in the result */
-	const char *export_tar;   /* --export-tar: a file */
-	uint64_t export_limit;    /* bytes each of them writes at most (0: none) */
-	const char *audit_path;   /* --audit: a line per refused call */
-	uint64_t audit_limit;     /* lines at most */
-	const char *const *env;   /* "K=V" */
+	const char *changes_path;        /* --changes: a file, or "-": in the result */
+	const char *export_tar;          /* --export-tar: a file */
+	uint64_t export_limit;           /* bytes each of them writes at most (0: none) */
+	const char *const *export_paths; /* --export-path: all three take only these */
+	size_t n_export_paths;
+	const char *audit_path; /* --audit: a line per refused call */
+	uint64_t audit_limit;   /* lines at most */
+	const char *const *env; /* "K=V" */
 	size_t n_env;
 	const char *cwd;
 	bool has_user;

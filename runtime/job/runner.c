@@ -202,13 +202,16 @@ static int files_out(struct job_run *run, struct brig_error *err)
 		/* only holes can make a file larger than the layer */
 		.hash_limit = o->writable,
 	};
-	_cleanup_(job_paths_free) struct job_paths mounts = { 0 };
+	_cleanup_(job_paths_free) struct job_paths mounts = { 0 }, only = { 0 };
 
 	/* brig's mount points are not the job's changes */
 	if ((o->changes_path || o->export_tar) && job_mount_points(run, &mounts, err) < 0)
 		return -1;
 	co.skip = (const char *const *)mounts.v;
 	co.n_skip = mounts.n;
+	job_export_paths(o, &only);
+	co.only = (const char *const *)only.v;
+	co.n_only = only.n;
 	if (o->changes_path) {
 		co.fd = run->changes_file.fd;
 		if (brig_job_changes_json(&run->root, &co, &run->changes, err) < 0)
@@ -222,7 +225,8 @@ static int files_out(struct job_run *run, struct brig_error *err)
 			return -1;
 		brig_phase("export-tar");
 	}
-	if (o->export_dir && brig_job_export(&run->root, o->export_dir, &b, err) < 0)
+	if (o->export_dir &&
+	    brig_job_export(&run->root, o->export_dir, co.only, co.n_only, &b, err) < 0)
 		return -1;
 	if (o->audit_path && run->denials_res.audit_failed)
 		return brig_error_setp(err, run->denials_res.audit_failed, "--audit \"%s\"",

@@ -175,6 +175,9 @@ struct job_paths {
 	size_t n;
 };
 void job_paths_free(struct job_paths *p);
+/* --export-path's paths as the walks say them ("a/b"), sorted, none below
+ * another; none at all for "/" (everything). */
+void job_export_paths(const struct brig_job_opts *o, struct job_paths *out);
 /* The destinations of the job's container's mounts (its config.json in
  * the state root), as the change set leaves them out: without the
  * leading '/'. */

@@ -191,6 +191,46 @@ srv/redo/.wh..wh..opq" "the whiteouts"
 	assert_clean
 }
 
+# ------------------------------------------------------------ --export-path
+
+# --export-path: --changes, --export-tar and --export take only what is at
+# or below the paths; the directories on the way are no changes (and in
+# the export, made 0700); a path the job did not write adds nothing; one
+# whose way is a symlink of the job's adds nothing, never followed.
+t_export_path() {
+	job --changes "$T/c.jsonl" --export-tar "$T/l.tar" --export "$T/exp" \
+		--export-path /tmp/keep --export-path /var/a/b/ --export-path /nothing/here \
+		--export-path /srv/link/x -- sh -c 'mkdir -p /tmp/keep/d /tmp/other /var/a/b/c
+		echo k >/tmp/keep/d/f; echo o >/tmp/other/f; echo v >/var/a/b/c/g
+		echo x >/var/a/sibling; rm /etc/passwd; mkdir /srv/edit.d; echo e >/srv/edit.d/x'
+	assert_rc 0
+	local want="/tmp/keep
+/tmp/keep/d
+/tmp/keep/d/f
+/var/a/b
+/var/a/b/c
+/var/a/b/c/g"
+	assert_eq "$(jq -r .path "$T/c.jsonl")" "$want" "the change set"
+	assert_eq "$(tar tf "$T/l.tar" | sed 's|^|/|; s|/$||')" "$want" "the layer"
+	assert_eq "$(cd "$T/exp" && find . -mindepth 1 | sed 's|^\.||' | sort)" "/tmp
+$(sed -n 1,3p <<<"$want")
+/var
+/var/a
+$(sed -n 4,6p <<<"$want")" "the export"
+	assert_eq "$(stat -c %a "$T/exp/var" "$T/exp/var/a" | tr '\n' ' ')" "700 700 " \
+		"the export's directories on the way"
+	for args in "--export-path=tmp" "--export-path=/a/../b" "--export-path=/./a"; do
+		job --export "$T/e2" "$args" -- true
+		assert_rc 125
+		assert_lines 1 "$err" "stderr of $args"
+		assert_contains "$err" "brig: --export-path" "stderr of $args"
+	done
+	job --export-path /a -- true
+	assert_rc 125
+	assert_contains "$err" "for --export, --export-tar or --changes" "stderr"
+	assert_clean
+}
+
 # ------------------------------------------------------------ bad input
 
 t_bad() {
@@ -242,6 +282,7 @@ tap_test "a job that changes nothing: no change, whatever brig mounted" t_nothin
 tap_test "--changes -: the same change set in the result" t_in_result
 tap_test "--user: the job's ids in the change set and the layer" t_user
 tap_test "--export-tar: the layer applied to the rootfs gives the job's tree" t_layer_applied
+tap_test "--export-path: the three take only those paths, never through a link" t_export_path
 tap_test "bad --changes, --export-tar: 125, one line, nothing left" t_bad
 tap_test "job --pool: the same change set and layer as a cold job" t_pooled
 tap_done
