@@ -77,6 +77,7 @@ static int claimed_start(struct job_source *s, struct job_run *run, struct brig_
 	    brig_egress_claim(&run->egress, c->claim.id, run->root.dir, run->pidfd, c->claim.m.pid,
 	                      o->allow, o->n_allow, err) < 0)
 		return brig_error_wrap(err, "--network egress");
+	brig_egress_audit(run->egress, &run->audit);
 	if (brig_fault("job.handoff") < 0)
 		return brig_error_setp(err, errno, "hand the job over");
 	if (brig_handoff_send(sock, &hj, run->io.init, &c->reply, err) < 0)

@@ -126,6 +126,7 @@ int job_cold_start(struct job_source *s, struct job_run *run, struct brig_error 
 		if (brig_egress_open(&run->egress, run->id, c->co.member, o->allow, o->n_allow,
 		                     run->root.dirfd, run->root.dir, err) < 0)
 			return brig_error_wrap(err, "--network egress");
+		brig_egress_audit(run->egress, &run->audit);
 		co.netns_ready = egress_ready;
 		co.netns_data = run->egress;
 	}

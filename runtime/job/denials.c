@@ -49,7 +49,6 @@
 #include "util/fs.h"
 #include "util/jsonw.h"
 #include "util/log.h"
-#include "util/strbuf.h"
 
 /* Linux 6.6: the caller and brig hand the CPU to each other at once */
 #ifndef SECCOMP_IOCTL_NOTIF_SET_FLAGS
@@ -80,11 +79,8 @@ struct brig_job_denials {
 	uint64_t events, answered;
 	uint64_t next_ms; /* past BRIG_JOB_DENIALS_FREE: no answer before */
 	bool truncated;
-	const struct brig_job_audit *audit;
-	uint64_t lines;
-	bool audit_truncated;
-	int audit_failed;   /* the errno of a write that failed */
-	const char **names; /* for the result */
+	struct brig_job_audit *audit; /* --audit's lines (audit.c) */
+	const char **names;           /* for the result */
 	uint64_t *counts;
 };
 
@@ -96,7 +92,7 @@ static void sync_wake_up(struct brig_job_denials *d)
 	             (__u64)SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP);
 }
 
-static struct brig_job_denials *denials_new(const struct brig_job_audit *audit)
+static struct brig_job_denials *denials_new(struct brig_job_audit *audit)
 {
 	struct brig_job_denials *d = brig_xcalloc(1, sizeof(*d));
 	struct seccomp_notif_sizes sizes = { 0 };
@@ -113,7 +109,7 @@ static struct brig_job_denials *denials_new(const struct brig_job_audit *audit)
 }
 
 int brig_job_denials_open(struct brig_job_denials **out, const char *dir,
-                          const struct brig_job_audit *audit, struct brig_error *err)
+                          struct brig_job_audit *audit, struct brig_error *err)
 {
 	struct brig_job_denials *d = denials_new(audit);
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
@@ -131,7 +127,7 @@ int brig_job_denials_open(struct brig_job_denials **out, const char *dir,
 	return 0;
 }
 
-struct brig_job_denials *brig_job_denials_adopt(int notify, const struct brig_job_audit *audit)
+struct brig_job_denials *brig_job_denials_adopt(int notify, struct brig_job_audit *audit)
 {
 	struct brig_job_denials *d = denials_new(audit);
 
@@ -308,16 +304,10 @@ static void audit_line(struct brig_job_denials *d, const struct denied *c)
 {
 	const struct seccomp_data *sd = &d->req->data;
 	struct brig_jsonw w;
-	_cleanup_free_ char *line = NULL;
 	char s[STRING_MAX];
 
-	if (d->lines >= d->audit->limit) {
-		d->audit_truncated = true;
+	if (!brig_job_audit_begin(d->audit, &w))
 		return;
-	}
-	brig_jsonw_init(&w, NULL);
-	brig_jsonw_object_begin(&w);
-	brig_jsonw_kv_uint(&w, "ms", brig_job_now_ms() - d->audit->t0);
 	brig_jsonw_kv_int(&w, "pid", job_pid((pid_t)d->req->pid));
 	brig_jsonw_kv_string(&w, "call", c->name);
 	brig_jsonw_key(&w, "args");
@@ -337,18 +327,7 @@ static void audit_line(struct brig_job_denials *d, const struct denied *c)
 		brig_jsonw_key(&w, path_args[i].key);
 		brig_jsonw_stringn(&w, s, n);
 	}
-	brig_jsonw_object_end(&w);
-	line = brig_jsonw_finish(&w);
-	/* the line with its newline, in one write */
-	line = realloc(line, strlen(line) + 2);
-	if (!line)
-		brig_oom();
-	strcat(line, "\n");
-	if (brig_write_all(d->audit->fd, line, strlen(line)) < 0 && !d->audit_failed) {
-		d->audit_failed = errno;
-		brig_debug("--audit: write: %s", strerror(errno));
-	}
-	d->lines++;
+	brig_job_audit_end(d->audit, &w);
 }
 
 /* One notification: counted, refused with EPERM. */
@@ -362,8 +341,7 @@ static void answer(struct brig_job_denials *d)
 
 		d->events++;
 		c->n++;
-		if (d->audit && d->audit->fd >= 0)
-			audit_line(d, c);
+		audit_line(d, c);
 	} else {
 		d->truncated = true;
 	}
@@ -406,8 +384,6 @@ bool brig_job_denials_result(struct brig_job_denials *d, struct brig_result_deni
 		.counts = d->counts,
 		.n = d->n_calls,
 		.truncated = d->truncated,
-		.audit_truncated = d->audit_truncated,
-		.audit_failed = d->audit_failed,
 	};
 	return true;
 }

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "job/internal.h"
 #include "lifecycle/result.h"
 #include "linux/netdev.h"
 #include "linux/veth.h"
@@ -45,6 +46,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/fs.h"
+#include "util/jsonw.h"
 #include "util/log.h"
 
 #define SLOT_DIR "/run/brig-egress"
@@ -87,7 +89,8 @@ struct brig_egress {
 	char *resolv_conf;                  /* heap: the job's resolv.conf, in its directory */
 	struct learned *learned;
 	size_t n_learned;
-	char *error; /* the first failure to allow an address, for the log */
+	char *error;                  /* the first failure to allow an address, for the log */
+	struct brig_job_audit *audit; /* --audit, or NULL */
 };
 
 static void slot_names(unsigned slot, char link[16], char peer[16])
@@ -340,6 +343,29 @@ static int make_table(struct brig_egress *e, struct brig_error *err)
 	return brig_egress_nft_table(e->nft, &t, err);
 }
 
+/* A line of --audit for a denial: @what ("name", "address") @text. */
+static void audit_denied(struct brig_egress *e, const char *what, const char *text)
+{
+	struct brig_jsonw w;
+
+	if (!brig_job_audit_begin(e->audit, &w))
+		return;
+	brig_jsonw_kv_string(&w, "egress", what);
+	brig_jsonw_kv_string(&w, what, text);
+	brig_job_audit_end(e->audit, &w);
+}
+
+static void name_denied(void *data, const char *name)
+{
+	audit_denied(data, "name", name);
+}
+
+void brig_egress_audit(struct brig_egress *e, struct brig_job_audit *audit)
+{
+	if (e)
+		e->audit = audit;
+}
+
 /* What both a job's egress and a claim's start from. */
 static struct brig_egress *egress_new(const char *const *allow, size_t n_allow,
                                       struct brig_error *err)
@@ -347,7 +373,8 @@ static struct brig_egress *egress_new(const char *const *allow, size_t n_allow,
 	struct brig_egress *e = brig_xcalloc(1, sizeof(*e));
 
 	e->slot_fd = e->listen = e->netns = -1;
-	e->sink = (struct brig_egress_dns_sink){ .allow4 = allow4, .data = e };
+	e->sink =
+	    (struct brig_egress_dns_sink){ .allow4 = allow4, .denied = name_denied, .data = e };
 	if (brig_egress_rules_parse(allow, n_allow, &e->rules, err) < 0)
 		brig_error_wrap(err, "--allow");
 	else if (brig_egress_dns_upstreams("/etc/resolv.conf", e->up, 3, &e->n_up, err) < 0)
@@ -544,6 +571,8 @@ int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, stru
 		.denied_addresses = (const char *const *)f->denied_addresses,
 		.n_denied_addresses = f->n_denied_addresses,
 	};
+	for (size_t i = 0; i < f->n_denied_addresses; i++)
+		audit_denied(e, "address", f->denied_addresses[i]);
 	return ret;
 }
 

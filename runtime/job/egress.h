@@ -107,6 +107,9 @@ bool brig_egress_learnable6(const uint8_t a[16]);
 struct brig_egress_dns_sink {
 	int (*allow4)(void *data, const uint8_t addr[4], uint16_t port, uint32_t ttl);
 	int (*allow6)(void *data, const uint8_t addr[16], uint16_t port, uint32_t ttl);
+	/* a query refused for its name (escaped: printable bytes only); NULL:
+	 * none told */
+	void (*denied)(void *data, const char *name);
 	void *data;
 };
 
@@ -266,8 +269,13 @@ int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_er
 /* The resolver's fds to poll (-1: none), and its work when one is readable. */
 void brig_egress_fds(const struct brig_egress *e, int fds[2]);
 void brig_egress_service(struct brig_egress *e);
-/* The result's egress figures; its strings live as long as @e. */
+/* The result's egress figures; its strings live as long as @e.  With an
+ * audit (brig_egress_audit), a line each for the denied addresses kept. */
 int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, struct brig_error *err);
+/* --audit (job/audit.c): a line for each name the resolver refuses, as it
+ * does, and for each denied address kept, at the end. */
+struct brig_job_audit;
+void brig_egress_audit(struct brig_egress *e, struct brig_job_audit *audit);
 /* Everything of the job's egress gone (NULL: nothing); what could not be
  * removed is left to the slot's next owner or to gc. */
 int brig_egress_close(struct brig_egress *e, struct brig_error *err);

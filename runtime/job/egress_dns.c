@@ -208,8 +208,6 @@ static void deny_name(struct brig_egress_dns *d, const char *name)
 	size_t n = 0;
 
 	st->denied++;
-	if (st->n_denied_names == BRIG_EGRESS_NAMES_KEPT)
-		return;
 	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
 		if (*c < 0x20 || *c >= 0x7f)
 			n += (size_t)snprintf(text + n, sizeof(text) - n, "\\%03u", *c);
@@ -218,6 +216,10 @@ static void deny_name(struct brig_egress_dns *d, const char *name)
 	if (n == 0)
 		text[n++] = '.';
 	text[n] = '\0';
+	if (d->sink->denied)
+		d->sink->denied(d->sink->data, text);
+	if (st->n_denied_names == BRIG_EGRESS_NAMES_KEPT)
+		return;
 	for (size_t i = 0; i < st->n_denied_names; i++)
 		if (strcmp(st->denied_names[i], text) == 0)
 			return;

@@ -222,13 +222,22 @@ struct brig_job_audit {
 	int fd;         /* --audit's file, or -1 */
 	uint64_t limit; /* lines at most */
 	uint64_t t0;    /* the job's start (brig_job_now_ms): each line's "ms" */
+	uint64_t lines; /* written */
+	bool truncated; /* one was not: past the limit */
+	int failed;     /* the errno of a write that failed, or 0 */
 };
+/* job/audit.c: a line of --audit begun in @w, its "ms" in it: false when
+ * there is no --audit or the limit is reached (then truncated); the
+ * caller adds its fields and ends it, which writes it whole. */
+struct brig_jsonw;
+bool brig_job_audit_begin(struct brig_job_audit *a, struct brig_jsonw *w);
+void brig_job_audit_end(struct brig_job_audit *a, struct brig_jsonw *w);
 struct brig_job_denials;
 struct brig_result_denials;
 int brig_job_denials_open(struct brig_job_denials **d, const char *dir,
-                          const struct brig_job_audit *audit, struct brig_error *err);
+                          struct brig_job_audit *audit, struct brig_error *err);
 /* A pool member's: its listener @notify (taken), from its claimer. */
-struct brig_job_denials *brig_job_denials_adopt(int notify, const struct brig_job_audit *audit);
+struct brig_job_denials *brig_job_denials_adopt(int notify, struct brig_job_audit *audit);
 const char *brig_job_denials_path(const struct brig_job_denials *d);
 /* -1 while the answers wait (past BRIG_JOB_DENIALS_FREE): then
  * brig_job_denials_wait() says for how many ms at most (-1: none). */

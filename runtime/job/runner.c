@@ -228,9 +228,9 @@ static int files_out(struct job_run *run, struct brig_error *err)
 	if (o->export_dir &&
 	    brig_job_export(&run->root, o->export_dir, co.only, co.n_only, &b, err) < 0)
 		return -1;
-	if (o->audit_path && run->denials_res.audit_failed)
-		return brig_error_setp(err, run->denials_res.audit_failed, "--audit \"%s\"",
-		                       o->audit_path);
+	run->res.audit_truncated = run->audit.truncated;
+	if (o->audit_path && run->audit.failed)
+		return brig_error_setp(err, run->audit.failed, "--audit \"%s\"", o->audit_path);
 	/* named once all are complete: a failure leaves none */
 	if ((run->changes_file.fd >= 0 &&
 	     job_staged_publish(&run->changes_file, "--changes", o->changes_path, err) < 0) ||

@@ -94,9 +94,9 @@ char *brig_result_json(const struct brig_result *r)
 			brig_jsonw_kv_uint(&w, r->denials->names[i], r->denials->counts[i]);
 		brig_jsonw_object_end(&w);
 		brig_jsonw_kv_bool(&w, "denied_syscalls_truncated", r->denials->truncated);
-		if (r->denials->audit_truncated)
-			brig_jsonw_kv_bool(&w, "audit_truncated", true);
 	}
+	if (r->audit_truncated)
+		brig_jsonw_kv_bool(&w, "audit_truncated", true);
 	if (r->changes) {
 		brig_jsonw_key(&w, "changes");
 		brig_jsonw_raw(&w, r->changes, strlen(r->changes));

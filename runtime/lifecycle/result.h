@@ -29,9 +29,7 @@ struct brig_result_denials {
 	const char *const *names;
 	const uint64_t *counts;
 	size_t n;
-	bool truncated;       /* past the most counted: answered, not counted */
-	bool audit_truncated; /* --audit stopped at --audit-limit lines */
-	int audit_failed;     /* an --audit write failed with this errno */
+	bool truncated; /* past the most counted: answered, not counted */
 };
 
 struct brig_result {
@@ -52,6 +50,7 @@ struct brig_result {
 	const struct brig_result_egress *egress; /* NULL: no field */
 	const char *changes; /* brig job --changes -: a JSON array; NULL: no field */
 	const struct brig_result_denials *denials; /* NULL: no field */
+	bool audit_truncated; /* brig job --audit stopped at --audit-limit lines */
 };
 
 /* "exited", "signaled", "timeout", "oom" or "error" */

@@ -519,9 +519,13 @@ t_suffix_rule() {
 t_denied_name() {
 	need_egress
 	local u=u$$-$RANDOM.denied.test
-	ejob --allow allowed.test -- sh -c "$(probes "+tcp denied.test 443" \
+	ejob --allow allowed.test --audit "$T/audit" -- sh -c "$(probes "+tcp denied.test 443" \
 		"+dns - x.denied.test A" "+dns - allowed.test.denied.test A" "+dns - $u A")"
 	assert_rc 0
+	# each refusal a line of --audit, as the resolver refuses it
+	assert_eq "$(jq -r 'select(.egress == "name") | .name' "$T/audit" | sort -u)" \
+		"$(printf '%s\n' allowed.test.denied.test denied.test "$u" x.denied.test | sort)" \
+		"the names in --audit"
 	assert_match "$(dns_line "$u" A)" "^dns $u A NXDOMAIN\$" "$u"
 	assert_match "$(line "tcp denied.test 443")" "^tcp denied.test 443 nxdomain\$" "denied.test"
 	assert_match "$(dns_line x.denied.test A)" "^dns x.denied.test A NXDOMAIN\$" "x.denied.test"
@@ -541,9 +545,11 @@ t_denied_name() {
 # UDP (443, as QUIC would) dropped, in denied_addresses.
 t_denied_address() {
 	need_egress
-	ejob --allow allowed.test -- sh -c "$(probes "tcp 192.0.2.20 443" "udp 192.0.2.20 443" \
-		"tcp 192.0.2.20 7" "udp 192.0.2.20 7")"
+	ejob --allow allowed.test --audit "$T/audit" -- sh -c "$(probes "tcp 192.0.2.20 443" \
+		"udp 192.0.2.20 443" "tcp 192.0.2.20 7" "udp 192.0.2.20 7")"
 	assert_rc 0
+	assert_eq "$(jq -c 'select(.egress) | [.egress, .address]' "$T/audit")" \
+		'["address","192.0.2.20"]' "--audit"
 	blocked tcp 192.0.2.20 443
 	blocked udp 192.0.2.20 443
 	blocked tcp 192.0.2.20 7
