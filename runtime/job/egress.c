@@ -11,14 +11,16 @@
  *   figures  the table's counters and sets, the resolver's, the link's bytes
  *   close    the table, the link, the slot
  *
- * A slot n is taken while its file /run/brig-egress/<n> is flock()ed (by
- * the brig that sets it up, or runs its job), or while its link brig-e<n>
- * is in brig's network namespace with its other end given away (a job's
- * or a pool member's namespace holds it; it goes when that namespace
- * does).  Whoever locks a slot that is not taken so removes what a dead
- * owner left of it (its table, a link never given away): the next brig
- * that takes it, or brig job --gc.  The directory is one for every state
- * root, since links and tables are one for a network namespace.
+ * A slot n is taken while its file /run/brig-egress/net-<ns>/<n> is
+ * flock()ed (by the brig that sets it up, or runs its job), or while its
+ * link brig-e<n> is in brig's network namespace with its other end given
+ * away (a job's or a pool member's namespace holds it; it goes when that
+ * namespace does).  Whoever locks a slot that is not taken so removes
+ * what a dead owner left of it (its table, a link never given away): the
+ * next brig that takes it, or brig job --gc.  The directory is one for
+ * every state root, and one for each network namespace (<ns>: the inode
+ * of brig's), as links and tables are: a brig in another namespace would
+ * see a member's link nowhere and take its slot for a dead one's.
  */
 #include "config.h"
 #include "job/egress.h"
@@ -129,15 +131,29 @@ static bool still_named(int dirfd, const char *name, int fd)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+/* The slots' directory of brig's network namespace (see above). */
+static const char *slot_dir(void)
+{
+	static char dir[64];
+	struct stat st;
+
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), SLOT_DIR "/net-%llu",
+		         stat("/proc/self/ns/net", &st) == 0 ? (unsigned long long)st.st_ino
+		                                             : 0ULL);
+	return dir;
+}
+
 static int open_slot_dir(bool make, struct brig_error *err)
 {
 	int fd;
 
-	if (make && mkdir(SLOT_DIR, 0700) < 0 && errno != EEXIST)
-		return brig_error_setp(err, errno, "mkdir \"%s\"", SLOT_DIR);
-	fd = open(SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (make && ((mkdir(SLOT_DIR, 0700) < 0 && errno != EEXIST) ||
+	             (mkdir(slot_dir(), 0700) < 0 && errno != EEXIST)))
+		return brig_error_setp(err, errno, "mkdir \"%s\"", slot_dir());
+	fd = open(slot_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
-		return brig_error_setp(err, errno, "open \"%s\"", SLOT_DIR);
+		return brig_error_setp(err, errno, "open \"%s\"", slot_dir());
 	return fd;
 }
 
@@ -164,7 +180,7 @@ static int claim_slot(struct brig_egress *e, const char *id, bool member, struct
 		snprintf(name, sizeof(name), "%u", n);
 		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd < 0)
-			return brig_error_setp(err, errno, "open \"%s/%s\"", SLOT_DIR, name);
+			return brig_error_setp(err, errno, "open \"%s/%s\"", slot_dir(), name);
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_named(dirfd, name, fd) ||
 		    slot_in_use(n)) {
 			close(fd);
@@ -174,7 +190,7 @@ static int claim_slot(struct brig_egress *e, const char *id, bool member, struct
 		e->slot_fd = fd;
 		/* whose it is: a claim of a pool's member checks it */
 		if (ftruncate(fd, 0) < 0 || pwrite(fd, owner, strlen(owner), 0) < 0)
-			return brig_error_setp(err, errno, "write \"%s/%s\"", SLOT_DIR, name);
+			return brig_error_setp(err, errno, "write \"%s/%s\"", slot_dir(), name);
 		return 0;
 	}
 	return brig_error_set(err, "no free egress slot: %u jobs have one", BRIG_EGRESS_SLOTS);
@@ -189,7 +205,7 @@ static void release_slot(struct brig_egress *e)
 		return;
 	snprintf(name, sizeof(name), "%u", e->slot);
 	/* unlinked while still locked: whoever opened it meanwhile sees so */
-	dirfd = open(SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dirfd = open(slot_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd >= 0 && still_named(dirfd, name, e->slot_fd))
 		unlinkat(dirfd, name, 0);
 	close(e->slot_fd);
@@ -638,13 +654,13 @@ int brig_egress_gc(struct brig_error *err)
 	struct dirent *de;
 	int dirfd, r = 0;
 
-	dirfd = open(SLOT_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	dirfd = open(slot_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd < 0)
-		return errno == ENOENT ? 0 : brig_error_setp(err, errno, "open \"%s\"", SLOT_DIR);
+		return errno == ENOENT ? 0 : brig_error_setp(err, errno, "open \"%s\"", slot_dir());
 	d = fdopendir(dirfd);
 	if (!d) {
 		close(dirfd);
-		return brig_error_setp(err, errno, "open \"%s\"", SLOT_DIR);
+		return brig_error_setp(err, errno, "open \"%s\"", slot_dir());
 	}
 	while ((de = readdir(d))) {
 		char *end;

@@ -943,7 +943,8 @@ t_bad_allow() {
 }
 
 # 14. Pooled egress jobs: two jobs with different lists back to back on
-# one pool, each with its own allowances.
+# one pool, each with its own allowances; a brig's gc in another network
+# namespace in between takes no slot of theirs.
 t_pool() {
 	need_egress
 	mkdir -p "$T/tmp"
@@ -956,6 +957,10 @@ t_pool() {
 		skip "brig pool create has no --network egress yet ($err)"
 	fi
 	assert_eq "$rc" 0 "exit status of pool create (stderr: $(_show "$err"))" || return
+	# a brig in another network namespace (a new one) sees the waiting
+	# member's link nowhere: its gc leaves the member's slot alone
+	run_cmd unshare --net "$BRIG" --root "$T/other-root" job --gc
+	assert_rc 0
 	rm -f "$T/result.json"
 	bj --pool eg --result "$T/result.json" --allow allowed.test -- sh -c \
 		"$(probes "+tcp allowed.test 7" "+tcp sub.allowed.test 7") && $(probes "tcp 192.0.2.11 7")"
