@@ -68,18 +68,21 @@ struct walk {
 	unsigned int depth;
 	struct pending *pend; /* the directories above the entry that wait */
 	size_t n_pend, cap_pend;
+	uint64_t held; /* the bytes of the names read of every directory above */
 };
 
 struct names {
 	char **v;
 	size_t n;
+	uint64_t bytes; /* what they take, counted in the walk's held */
 };
 
-static void names_release(struct names *ns)
+static void names_release(struct walk *k, struct names *ns)
 {
 	for (size_t i = 0; i < ns->n; i++)
 		free(ns->v[i]);
 	free(ns->v);
+	k->held -= ns->bytes;
 	*ns = (struct names){ 0 };
 }
 
@@ -95,8 +98,12 @@ static const char *shown(const struct walk *k)
 }
 
 /* The names of directory @fd, sorted (none kept on a failure); its
- * reading buffer is let go of before the walk goes deeper. */
-static int read_names(const struct walk *k, int fd, struct names *ns, struct brig_error *err)
+ * reading buffer is let go of before the walk goes deeper.  What they
+ * take (their bytes, and a pointer each) is bounded by the limit of
+ * what the walk may write, and the bounds are checked as they come: a
+ * directory of a million names is the job's to make, not brig's memory
+ * to give. */
+static int read_names(struct walk *k, int fd, struct names *ns, struct brig_error *err)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -110,8 +117,23 @@ static int read_names(const struct walk *k, int fd, struct names *ns, struct bri
 		return brig_error_setp(err, saved, "%s: open \"/%s\"", k->w->flag, shown(k));
 	}
 	while ((errno = 0, e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
 			continue;
+		ns->bytes += len + 1 + sizeof(*ns->v);
+		k->held += len + 1 + sizeof(*ns->v);
+		if (k->w->b->limit && k->held > k->w->b->limit) {
+			brig_error_set(
+			    err, "%s: \"/%s\": more than %llu bytes of names (--export-limit)",
+			    k->w->flag, shown(k), (unsigned long long)k->w->b->limit);
+			names_release(k, ns);
+			return -1;
+		}
+		if (ns->n % 4096 == 4095 && brig_job_copy_check(k->w->b, k->w->flag, err) < 0) {
+			names_release(k, ns);
+			return -1;
+		}
 		if (!(ns->n & (ns->n + 1))) {
 			ns->v = realloc(ns->v, (ns->n * 2 + 2) * sizeof(*ns->v));
 			if (!ns->v)
@@ -121,7 +143,7 @@ static int read_names(const struct walk *k, int fd, struct names *ns, struct bri
 	}
 	if (errno) {
 		brig_error_setp(err, errno, "%s: read the directory \"/%s\"", k->w->flag, shown(k));
-		names_release(ns);
+		names_release(k, ns);
 		return -1;
 	}
 	qsort(ns->v, ns->n, sizeof(*ns->v), cmp_name);
@@ -239,11 +261,17 @@ static void path_push(struct walk *k, const char *name, size_t *saved)
 	brig_strbuf_addstr(&k->path, name);
 }
 
-static int walk_dir(struct walk *k, int upper, int lower, bool hides, struct brig_error *err);
+/* Whether the lower's entries below are hidden, and by what: an opaque
+ * directory said (its marker in the layer hides them), or one on the way
+ * to an --export-path, never said (each hidden entry then needs a
+ * whiteout of its own). */
+enum hide { SHOWN, HIDDEN_SAID, HIDDEN_UNSAID };
+
+static int walk_dir(struct walk *k, int upper, int lower, enum hide hides, struct brig_error *err);
 
 /* Upper directory @name of @upper (changed as @kind), and below it. */
 static int walk_subdir(struct walk *k, int upper, int lower, const char *name,
-                       const struct stat *st, const struct stat *lst, bool hides,
+                       const struct stat *st, const struct stat *lst, enum hide hides,
                        enum brig_job_change_kind kind, bool said, struct brig_error *err)
 {
 	_cleanup_close_ int sub = -1, sublower = -1;
@@ -259,8 +287,10 @@ static int walk_subdir(struct walk *k, int upper, int lower, const char *name,
 	opq = opaque(sub);
 	if (!said) {
 		/* on the way to an --export-path: walked, never said */
-	} else if (kind == BRIG_JOB_MODIFIED && !opq && S_ISDIR(lst->st_mode) &&
+	} else if (kind == BRIG_JOB_MODIFIED && !opq && !hides && S_ISDIR(lst->st_mode) &&
 	           same_dir(k, st, lst)) {
+		/* (below an opaque directory it is no copy up: it was made again,
+		 * and the layer must say it) */
 		if (k->n_pend == k->cap_pend) {
 			k->cap_pend = k->cap_pend * 2 + 8;
 			k->pend = realloc(k->pend, k->cap_pend * sizeof(*k->pend));
@@ -280,7 +310,12 @@ static int walk_subdir(struct walk *k, int upper, int lower, const char *name,
 			                       k->w->flag, k->path.buf);
 	}
 	k->depth++;
-	if (walk_dir(k, sub, sublower, hides || opq, err) < 0)
+	if (walk_dir(k, sub, sublower,
+	             opq && said ? HIDDEN_SAID
+	             : hides     ? hides
+	             : opq       ? HIDDEN_UNSAID
+	                         : SHOWN,
+	             err) < 0)
 		return -1;
 	k->depth--;
 	/* nothing below it was said: it changed nothing */
@@ -291,7 +326,8 @@ static int walk_subdir(struct walk *k, int upper, int lower, const char *name,
 
 /* The lower's entries that directory @upper hides (@hides): each one
  * the upper has not is deleted. */
-static int hidden_deletions(struct walk *k, int upper, int lower, struct brig_error *err)
+static int hidden_deletions(struct walk *k, int upper, int lower, enum hide hides,
+                            struct brig_error *err)
 {
 	struct names ns = { 0 };
 	int r = 0;
@@ -307,15 +343,57 @@ static int hidden_deletions(struct walk *k, int upper, int lower, struct brig_er
 			continue;
 		path_push(k, ns.v[i], &saved);
 		if (!skipped(k) && place(k) == INSIDE)
-			r = emit(k, BRIG_JOB_DELETED, -1, ns.v[i], &lst, false, true, err);
+			r = emit(k, BRIG_JOB_DELETED, -1, ns.v[i], &lst, false,
+			         hides == HIDDEN_SAID, err);
 		brig_strbuf_setlen(&k->path, saved);
 	}
-	names_release(&ns);
+	names_release(k, &ns);
+	return r;
+}
+
+/* The entry at hand is on the way to --export-paths and no directory in
+ * the layer (a whiteout, a file): each such path is gone from the job's
+ * view, and deleted if the rootfs (@lower, the entry's directory's, at
+ * @dir_len of the walk's path) had it. */
+static int way_gone(struct walk *k, int lower, size_t dir_len, struct brig_error *err)
+{
+	_cleanup_free_ char *at = brig_xstrdup(k->path.buf);
+	size_t len = strlen(at);
+	int r = 0;
+
+	for (size_t i = 0; i < k->w->n_only && r == 0 && lower >= 0; i++) {
+		const char *o = k->w->only[i];
+		_cleanup_free_ char *rel = NULL;
+		_cleanup_close_ int dir = -1;
+		struct stat lst;
+		char *last, *c;
+
+		if (strncmp(o, at, len) || o[len] != '/')
+			continue;
+		rel = brig_xstrdup(o + dir_len + (dir_len ? 1 : 0));
+		last = strrchr(rel, '/') + 1; /* below the entry: one '/' at least */
+		dir = openat(lower, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		for (c = rel; dir >= 0 && c != last; c += strlen(c) + 1) {
+			int next;
+
+			c[strcspn(c, "/")] = '\0';
+			next = openat(dir, c, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			close(dir);
+			dir = next;
+		}
+		if (dir < 0 || fstatat(dir, last, &lst, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		brig_strbuf_setlen(&k->path, 0);
+		brig_strbuf_addstr(&k->path, o);
+		r = emit(k, BRIG_JOB_DELETED, -1, last, &lst, false, false, err);
+		brig_strbuf_setlen(&k->path, 0);
+		brig_strbuf_addstr(&k->path, at);
+	}
 	return r;
 }
 
 /* The entries of upper directory @upper, beside @lower (-1: none). */
-static int walk_dir(struct walk *k, int upper, int lower, bool hides, struct brig_error *err)
+static int walk_dir(struct walk *k, int upper, int lower, enum hide hides, struct brig_error *err)
 {
 	struct names ns = { 0 };
 	int r = 0;
@@ -347,7 +425,8 @@ static int walk_dir(struct walk *k, int upper, int lower, bool hides, struct bri
 			                in_lower ? BRIG_JOB_MODIFIED : BRIG_JOB_CREATED,
 			                at == INSIDE, err);
 		else if (at != INSIDE)
-			r = 0; /* on the way to an --export-path, and no directory */
+			/* on the way to an --export-path, and no directory now */
+			r = way_gone(k, lower, saved, err);
 		else if (whiteout(&st))
 			r = in_lower ? emit(k, BRIG_JOB_DELETED, -1, name, &lst, false, false, err)
 			             : 0;
@@ -356,9 +435,9 @@ static int walk_dir(struct walk *k, int upper, int lower, bool hides, struct bri
 			         &st, false, false, err);
 		brig_strbuf_setlen(&k->path, saved);
 	}
-	names_release(&ns);
+	names_release(k, &ns);
 	if (r == 0 && hides && lower >= 0)
-		r = hidden_deletions(k, upper, lower, err);
+		r = hidden_deletions(k, upper, lower, hides, err);
 	return r;
 }
 
@@ -384,7 +463,7 @@ int brig_job_changes_walk(const struct brig_job_changes *w, struct brig_error *e
 		raised = setrlimit(RLIMIT_NOFILE, &rl) == 0;
 	}
 	brig_strbuf_addstr(&k.path, "");
-	r = walk_dir(&k, w->r->upperfd, w->r->lowerfd, false, err);
+	r = walk_dir(&k, w->r->upperfd, w->r->lowerfd, SHOWN, err);
 	brig_strbuf_release(&k.path);
 	free(k.pend);
 	if (raised)

@@ -116,7 +116,7 @@ int job_cold_start(struct job_source *s, struct job_run *run, struct brig_error 
 	 * job's by brig, through the socket of its filter's listenerPath; a
 	 * pool member's by its claimer, which takes the fd from the init
 	 * (the create gives the path no fd) */
-	if (!o->seccomp || !strcmp(o->seccomp, "default")) {
+	if (job_counts_denials(o)) {
 		if (c->co.member)
 			c->listener = brig_xasprintf("%s/seccomp.sock", run->root.dir);
 		else if (brig_job_denials_open(&run->denials, run->root.dir, &run->audit, err) < 0)

@@ -255,6 +255,11 @@ int job_load_base(const struct brig_job_opts *o, struct brig_bundle *base, char 
 	return *rootfs ? 0 : brig_error_wrap(err, "--bundle");
 }
 
+bool job_counts_denials(const struct brig_job_opts *o)
+{
+	return !o->seccomp || !strcmp(o->seccomp, "default");
+}
+
 int job_open_lower(const struct brig_job_opts *o, struct brig_job_root *r, struct brig_error *err)
 {
 	struct brig_bundle base = BRIG_BUNDLE_INIT;
@@ -306,16 +311,26 @@ void job_export_paths(const struct brig_job_opts *o, struct job_paths *out)
 	for (size_t i = 0; i < o->n_export_paths; i++)
 		out->v[out->n++] = walk_path(o->export_paths[i]);
 	qsort(out->v, out->n, sizeof(*out->v), cmp_path);
-	/* "/" is everything; a path below another adds nothing (sorted, it
-	 * follows it) */
+	/* "/" is everything; a path that is another, or below one, adds
+	 * nothing (sorted, it comes after it, maybe not right after: "a.x"
+	 * sorts between "a" and "a/c") */
 	for (size_t i = 0; i < out->n; i++) {
-		size_t len = n ? strlen(out->v[n - 1]) : 0;
+		bool covered = false;
 
 		if (!*out->v[i]) {
+			for (size_t j = i; j < out->n; j++)
+				free(out->v[j]);
+			out->n = n;
 			job_paths_free(out);
 			return;
 		}
-		if (n && !strncmp(out->v[i], out->v[n - 1], len) && out->v[i][len] == '/')
+		for (size_t j = 0; j < n && !covered; j++) {
+			size_t len = strlen(out->v[j]);
+
+			covered = !strncmp(out->v[i], out->v[j], len) &&
+			          (!out->v[i][len] || out->v[i][len] == '/');
+		}
+		if (covered)
 			free(out->v[i]);
 		else
 			out->v[n++] = out->v[i];

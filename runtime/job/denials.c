@@ -141,23 +141,21 @@ const char *brig_job_denials_path(const struct brig_job_denials *d)
 	return d->path;
 }
 
-int brig_job_denials_fd(const struct brig_job_denials *d)
-{
-	if (!d)
-		return -1;
-	if (d->notify >= 0)
-		return d->next_ms && brig_job_now_ms() < d->next_ms ? -1 : d->notify;
-	return d->conn >= 0 ? d->conn : d->listen;
-}
-
-int brig_job_denials_wait(const struct brig_job_denials *d)
+int brig_job_denials_fd(const struct brig_job_denials *d, int *wait)
 {
 	uint64_t now;
 
-	if (!d || d->notify < 0 || !d->next_ms)
+	*wait = -1;
+	if (!d)
 		return -1;
-	now = brig_job_now_ms();
-	return now < d->next_ms ? (int)(d->next_ms - now) : 0;
+	if (d->notify < 0)
+		return d->conn >= 0 ? d->conn : d->listen;
+	if (!d->next_ms || (now = brig_job_now_ms()) >= d->next_ms)
+		return d->notify;
+	/* the fd is polled again once the wait is over (one clock reading
+	 * for both: a wait that ends between two would poll nothing) */
+	*wait = (int)(d->next_ms - now);
+	return -1;
 }
 
 static void close_listen(struct brig_job_denials *d)
@@ -172,7 +170,7 @@ static void close_listen(struct brig_job_denials *d)
 /* The create's connection: brig's own, or none. */
 static void take_conn(struct brig_job_denials *d)
 {
-	struct ucred cred;
+	struct ucred cred = { 0 };
 	socklen_t len = sizeof(cred);
 	int fd = accept4(d->listen, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
@@ -188,9 +186,9 @@ static void take_conn(struct brig_job_denials *d)
 	close_listen(d);
 }
 
-/* The notify fd, with the first bytes of the state; the rest of the
- * state is not needed. */
-static void take_fd(struct brig_job_denials *d)
+/* The notify fd, with the first bytes of the state (the rest is not
+ * needed): 0, or -1 when it did not come with them. */
+static int take_fd(struct brig_job_denials *d)
 {
 	char buf[4096];
 	union {
@@ -206,16 +204,16 @@ static void take_fd(struct brig_job_denials *d)
 	ssize_t n = recvmsg(d->conn, &msg, MSG_CMSG_CLOEXEC);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	c = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+		return 0;
+	c = n > 0 && !(msg.msg_flags & MSG_CTRUNC) ? CMSG_FIRSTHDR(&msg) : NULL;
 	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
 	    c->cmsg_len == CMSG_LEN(sizeof(int))) {
 		memcpy(&d->notify, CMSG_DATA(c), sizeof(int));
 		sync_wake_up(d);
-	} else
-		brig_debug("seccomp listener: no fd came");
+	}
 	close(d->conn);
 	d->conn = -1;
+	return d->notify >= 0 ? 0 : -1;
 }
 
 static struct denied *lookup(struct brig_job_denials *d, uint32_t arch, int nr)
@@ -305,10 +303,15 @@ static void audit_line(struct brig_job_denials *d, const struct denied *c)
 	const struct seccomp_data *sd = &d->req->data;
 	struct brig_jsonw w;
 	char s[STRING_MAX];
+	long pid;
 
 	if (!brig_job_audit_begin(d->audit, &w))
 		return;
-	brig_jsonw_kv_int(&w, "pid", job_pid((pid_t)d->req->pid));
+	pid = job_pid((pid_t)d->req->pid);
+	/* the pid's, if that is still the caller's (a pid is reused) */
+	if (ioctl(d->notify, SECCOMP_IOCTL_NOTIF_ID_VALID, &d->req->id) < 0)
+		pid = 0;
+	brig_jsonw_kv_int(&w, "pid", pid);
 	brig_jsonw_kv_string(&w, "call", c->name);
 	brig_jsonw_key(&w, "args");
 	brig_jsonw_array_begin(&w);
@@ -355,34 +358,44 @@ static void answer(struct brig_job_denials *d)
 		d->next_ms = brig_job_now_ms() + 1;
 }
 
-void brig_job_denials_service(struct brig_job_denials *d)
+int brig_job_denials_service(struct brig_job_denials *d)
 {
 	if (!d)
-		return;
+		return 0;
 	if (d->notify >= 0)
 		answer(d);
 	else if (d->conn >= 0)
-		take_fd(d);
+		return take_fd(d);
 	else if (d->listen >= 0)
 		take_conn(d);
+	return 0;
 }
 
 bool brig_job_denials_result(struct brig_job_denials *d, struct brig_result_denials *r)
 {
+	size_t n = 0;
+
 	if (!d || (d->notify < 0 && !d->n_calls))
 		return false;
 	free(d->names);
 	free(d->counts);
 	d->names = brig_xcalloc(d->n_calls + 1, sizeof(*d->names));
 	d->counts = brig_xcalloc(d->n_calls + 1, sizeof(*d->counts));
+	/* one count a name: a call made through another architecture's entry
+	 * (int 0x80, x32) is the same call */
 	for (size_t i = 0; i < d->n_calls; i++) {
-		d->names[i] = d->calls[i].name;
-		d->counts[i] = d->calls[i].n;
+		size_t k = 0;
+
+		while (k < n && strcmp(d->names[k], d->calls[i].name))
+			k++;
+		if (k == n)
+			d->names[n++] = d->calls[i].name;
+		d->counts[k] += d->calls[i].n;
 	}
 	*r = (struct brig_result_denials){
 		.names = d->names,
 		.counts = d->counts,
-		.n = d->n_calls,
+		.n = n,
 		.truncated = d->truncated,
 	};
 	return true;

@@ -42,6 +42,14 @@
 
 #define FLAG "--export-tar"
 #define DATA_BUF (1u << 20)
+/* A hole is given to libarchive, which skips it (reading nothing), as
+ * zeros: address space only, never touched.  It takes at most INT_MAX
+ * bytes a call, so holes cost a call each 2 GiB: their sum is bounded
+ * (tmpfs takes a file of 8 EiB, 2^32 calls), and the bounds are checked
+ * each ZEROS_CHECK calls. */
+#define ZEROS ((size_t)1 << 31)
+#define ZEROS_CHECK 1024
+#define HOLES_MAX ((uint64_t)1 << 50) /* 1 PiB of holes in a layer at most */
 #define WHITEOUT ".wh."
 #define OPAQUE ".wh..wh..opq"
 
@@ -122,7 +130,9 @@ struct tar {
 	int wr_err;  /* its write's errno */
 	void *files; /* tsearch tree of struct written */
 	char *buf;
-	const char *zeros; /* a hole's bytes, never read by libarchive */
+	const char *zeros; /* a hole's bytes (ZEROS), never read by libarchive */
+	size_t n_zeros;
+	uint64_t holes; /* given so far */
 };
 
 static void free_written(void *p)
@@ -161,6 +171,23 @@ static int failed(struct tar *t, const char *path, struct brig_error *err)
 	return brig_error_set(err, "%s: \"/%s\": %s", FLAG, path, la.error_string(t->a));
 }
 
+/* @n bytes of @buf to the entry: libarchive takes INT_MAX at most a
+ * call, never none. */
+static int put(struct tar *t, const char *buf, size_t n, const char *path, struct brig_error *err)
+{
+	while (n) {
+		la_ssize_t w = la.data(t->a, buf, n);
+
+		if (w <= 0)
+			return w < 0 ? failed(t, path, err)
+			             : brig_error_set(err, "%s: \"/%s\": the archive took no bytes",
+			                              FLAG, path);
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
 /* The data of @fd (@st), holes as holes: its data's extents are the
  * entry's sparse map, and libarchive is given the holes' length in
  * zeros that it skips. */
@@ -176,11 +203,20 @@ static int put_data(struct tar *t, int fd, const struct stat *st, const char *pa
 			data = size;
 		else if (data < 0)
 			return brig_error_setp(err, errno, "%s: seek \"/%s\"", FLAG, path);
-		while (pos < data) {
-			size_t n = data - pos > DATA_BUF ? DATA_BUF : (size_t)(data - pos);
+		if ((uint64_t)(data - pos) > HOLES_MAX - t->holes)
+			return brig_error_set(
+			    err, "%s: \"/%s\": more than %llu TiB of holes in the layer", FLAG,
+			    path, (unsigned long long)(HOLES_MAX >> 40));
+		t->holes += (uint64_t)(data - pos);
+		for (unsigned long k = 0; pos < data; k++) {
+			size_t n =
+			    (uint64_t)(data - pos) > t->n_zeros ? t->n_zeros : (size_t)(data - pos);
 
-			if (la.data(t->a, t->zeros, n) < 0)
-				return failed(t, path, err);
+			if (k % ZEROS_CHECK == ZEROS_CHECK - 1 &&
+			    brig_job_copy_check(t->b, FLAG, err) < 0)
+				return -1;
+			if (put(t, t->zeros, n, path, err) < 0)
+				return -1;
 			pos += (off_t)n;
 		}
 		if (pos >= size)
@@ -199,8 +235,8 @@ static int put_data(struct tar *t, int fd, const struct stat *st, const char *pa
 			if (n <= 0)
 				return brig_error_setp(err, n < 0 ? errno : EIO, "%s: read \"/%s\"",
 				                       FLAG, path);
-			if (la.data(t->a, t->buf, (size_t)n) < 0)
-				return failed(t, path, err);
+			if (put(t, t->buf, (size_t)n, path, err) < 0)
+				return -1;
 			pos += n;
 			if (brig_job_copy_check(t->b, FLAG, err) < 0)
 				return -1;
@@ -328,8 +364,9 @@ static int tar_entry(void *data, const struct brig_job_change *c, struct brig_er
 		                      FLAG, c->path);
 	if (c->kind == BRIG_JOB_DELETED)
 		return c->hidden ? 0 : put_whiteout(t, c, c->name, err);
+	/* left out; over the rootfs's entry, that one goes all the same */
 	if (type != S_IFDIR && type != S_IFREG && type != S_IFLNK && type != S_IFIFO)
-		return 0;
+		return c->kind == BRIG_JOB_MODIFIED ? put_whiteout(t, c, c->name, err) : 0;
 	if (put_entry(t, c, err) < 0)
 		return -1;
 	return c->opaque ? put_whiteout(t, c, NULL, err) : 0;
@@ -355,7 +392,14 @@ int brig_job_export_tar(const struct brig_job_root *r, const struct brig_job_cha
 
 	if (la_load(err) < 0)
 		return brig_error_wrap(err, FLAG);
-	t.zeros = mmap(NULL, DATA_BUF, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	/* where 2 GiB of address space cannot be had, 1 MiB slices */
+	t.n_zeros = ZEROS;
+	t.zeros =
+	    mmap(NULL, t.n_zeros, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (t.zeros == MAP_FAILED) {
+		t.n_zeros = DATA_BUF;
+		t.zeros = mmap(NULL, t.n_zeros, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	}
 	if (t.zeros == MAP_FAILED)
 		return brig_error_setp(err, errno, "%s: mmap", FLAG);
 	/* pax keeps names in UTF-8: libarchive converts them from the
@@ -388,7 +432,7 @@ out:
 	la.free(t.a);
 	tdestroy(t.files, free_written);
 	free(t.buf);
-	munmap((void *)t.zeros, DATA_BUF);
+	munmap((void *)t.zeros, t.n_zeros);
 	if (utf8) {
 		uselocale(was);
 		freelocale(utf8);

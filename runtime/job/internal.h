@@ -211,7 +211,7 @@ int brig_job_export_tar(const struct brig_job_root *r, const struct brig_job_cha
  * profile's, each one notified to brig, answered with EPERM and counted
  * (with --audit, a line each).  open: the socket of the filter's
  * listenerPath (brig_job_denials_path), in the job's directory @dir;
- * then brig_job_denials_service() whenever brig_job_denials_fd() is
+ * then brig_job_denials_service() whenever brig_job_denials_fd()'s is
  * readable: the create's connection, its fd, then each notification.
  */
 /* What /proc/PID/fd/N links to for a seccomp listener's fd. */
@@ -239,11 +239,13 @@ int brig_job_denials_open(struct brig_job_denials **d, const char *dir,
 /* A pool member's: its listener @notify (taken), from its claimer. */
 struct brig_job_denials *brig_job_denials_adopt(int notify, struct brig_job_audit *audit);
 const char *brig_job_denials_path(const struct brig_job_denials *d);
-/* -1 while the answers wait (past BRIG_JOB_DENIALS_FREE): then
- * brig_job_denials_wait() says for how many ms at most (-1: none). */
-int brig_job_denials_fd(const struct brig_job_denials *d);
-int brig_job_denials_wait(const struct brig_job_denials *d);
-void brig_job_denials_service(struct brig_job_denials *d);
+/* The fd to poll, or -1 while the answers wait (past
+ * BRIG_JOB_DENIALS_FREE): then *@wait says for how many ms (else -1). */
+int brig_job_denials_fd(const struct brig_job_denials *d, int *wait);
+/* -1 when the listener's fd did not come with the create's message: the
+ * job must not run on (its refused calls would fail open: ENOSYS, and a
+ * listener of its own could answer them). */
+int brig_job_denials_service(struct brig_job_denials *d);
 /* The counts, into @r (valid until the next call or close); false when
  * no listener ever came (nothing was counted). */
 bool brig_job_denials_result(struct brig_job_denials *d, struct brig_result_denials *r);

@@ -68,6 +68,7 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 	struct job_source *cold = job_cold_new(&(struct job_cold_opts){
 	    .member = true, .handoff = handoff, .cgroup_parents = parents, .refill = -1 });
 	char entry[64];
+	int notify;
 
 	run.id = id;
 	if (job_cold_start(cold, &run, &err) < 0) {
@@ -83,8 +84,13 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 	m = (struct brig_pool_member){ .upper_fd = run.root.upperfd,
 		                       .handoff_fd = handoff[1],
 		                       .host_id = run.root.host_id };
-	if (brig_job_member_record(run.root.dirfd, &m, run.root.upperfd, init_notify_fd(run.pidfd),
-	                           &err) < 0) {
+	notify = init_notify_fd(run.pidfd);
+	/* a filter that notifies with no listener to take: the claims'
+	 * refused calls would wait for an answer that never comes */
+	if (notify < 0 && job_counts_denials(o))
+		brig_error_set(&err, "pool member: its init kept no seccomp listener");
+	if (err.msg ||
+	    brig_job_member_record(run.root.dirfd, &m, run.root.upperfd, notify, &err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
 		brig_container_delete(ctx, id, true, &ignored);

@@ -60,7 +60,8 @@ static void watch(struct job_run *run, struct job_source *src)
 
 	for (;;) {
 		int more = !ended && src->ops->watch_fd ? src->ops->watch_fd(src) : -1;
-		int denials = ended ? -1 : brig_job_denials_fd(run->denials);
+		int denials_wait = -1;
+		int denials = ended ? -1 : brig_job_denials_fd(run->denials, &denials_wait);
 		int dns[2];
 
 		/* the job's resolver answers for as long as the job runs */
@@ -97,19 +98,22 @@ static void watch(struct job_run *run, struct job_source *src)
 		if (dns[0] >= 0 && (wait < 0 || wait > 1000))
 			wait = 1000;
 		/* the next refused call's answer, when they wait */
-		if (!ended) {
-			int dw = brig_job_denials_wait(run->denials);
-
-			if (dw >= 0 && (wait < 0 || wait > dw))
-				wait = dw;
-		}
+		if (denials_wait >= 0 && (wait < 0 || wait > denials_wait))
+			wait = denials_wait;
 		for (int i = 4; i < 6; i++)
 			if (!p[i].events)
 				p[i].fd = -1;
 		if (poll(p, 10, wait) < 0 && errno != EINTR)
 			break;
-		if (p[9].revents)
-			brig_job_denials_service(run->denials);
+		if (p[9].revents && brig_job_denials_service(run->denials) < 0 && !killed) {
+			free(run->error);
+			run->error =
+			    brig_xstrdup("the seccomp listener's fd never came: the job was "
+			                 "killed");
+			run->not_started = true;
+			killed = true;
+			kill_job(run);
+		}
 		if (dns[0] >= 0)
 			brig_egress_service(run->egress);
 		if (p[1].revents & POLLIN) {

@@ -165,6 +165,9 @@ int job_check_opts(const struct brig_job_opts *o, bool member, struct brig_error
  * --rootfs's, absolute. */
 int job_load_base(const struct brig_job_opts *o, struct brig_bundle *base, char **rootfs,
                   struct brig_error *err);
+/* Whether @o's profile is the job's own, whose denials notify brig
+ * (denials.c): the default. */
+bool job_counts_denials(const struct brig_job_opts *o);
 /* The rootfs of @o (--rootfs, or --bundle's) opened as @r's lower
  * directory, for the change set of a job whose root brig did not mount
  * (a pool's member). */

@@ -32,7 +32,8 @@ command -v tar >/dev/null 2>&1 || skip_all "needs tar"
 
 # The lower layer's entries the jobs change (the file's rootfs is every
 # job's lower layer and is never written).
-mkdir -p "$ROOTFS/srv/dir/sub" "$ROOTFS/srv/redo/y"
+mkdir -p "$ROOTFS/srv/dir/sub" "$ROOTFS/srv/redo/y" "$ROOTFS/srv/hollow/sub"
+echo socket >"$ROOTFS/tmp/probe.sock"
 echo keep >"$ROOTFS/srv/keep"
 echo edit >"$ROOTFS/srv/edit"
 echo gone >"$ROOTFS/srv/gone"
@@ -50,7 +51,8 @@ CHANGE='echo more >>/srv/edit; rm /srv/gone; rm -rf /srv/dir
 	rm -rf /srv/redo; mkdir /srv/redo; echo new >/srv/redo/x
 	ln -sfn edit /srv/link; mv /srv/mv /srv/moved; chmod 600 /srv/keep
 	mkdir -p /new/sub; echo f >/new/sub/f; ln -s /nowhere /new/l; mkfifo /new/p
-	printf "%s\n" one two >/new/two-lines'
+	printf "%s\n" one two >/new/two-lines
+	rm -rf /srv/hollow; mkdir -p /srv/hollow/sub'
 
 # The tree as a job sees it, one line an entry: path, type, mode, owner,
 # size, and a file's sha256 or a symlink's target.  /proc, /sys and /dev
@@ -92,6 +94,8 @@ deleted dir /srv/redo/y
 deleted file /srv/gone
 deleted file /srv/mv
 modified dir /srv
+modified dir /srv/hollow
+modified dir /srv/hollow/sub
 modified dir /srv/redo
 modified file /srv/edit
 modified file /srv/keep
@@ -103,7 +107,8 @@ modified symlink /srv/link" "the change set"
 	assert_eq "$(jq -c 'select(.path == "/srv/link" or .path == "/new/l") | [.path, .target, .size]' \
 		"$T/c.jsonl")" '["/new/l","/nowhere",8]
 ["/srv/link","edit",4]' "symlinks: target and size"
-	assert_eq "$(jq -c 'select(.opaque) | .path' "$T/c.jsonl")" '"/srv/redo"' \
+	assert_eq "$(jq -c 'select(.opaque) | .path' "$T/c.jsonl")" '"/srv/hollow"
+"/srv/redo"' \
 		"the directory made again is opaque"
 	assert_eq "$(jq -c 'select(.change == "deleted") | keys' "$T/c.jsonl" | sort -u)" \
 		'["change","path","type"]' "a deletion's fields"
@@ -187,6 +192,7 @@ t_layer_applied() {
 	assert_eq "$(tar tf "$T/l.tar" | grep '\.wh\.' | sort)" "srv/.wh.dir
 srv/.wh.gone
 srv/.wh.mv
+srv/hollow/.wh..wh..opq
 srv/redo/.wh..wh..opq" "the whiteouts"
 	assert_clean
 }
@@ -200,6 +206,7 @@ srv/redo/.wh..wh..opq" "the whiteouts"
 t_export_path() {
 	job --changes "$T/c.jsonl" --export-tar "$T/l.tar" --export "$T/exp" \
 		--export-path /tmp/keep --export-path /var/a/b/ --export-path /nothing/here \
+		--export-path /tmp/keep/ --export-path /tmp/keep.x --export-path /tmp/keep/d \
 		--export-path /srv/link/x -- sh -c 'mkdir -p /tmp/keep/d /tmp/other /var/a/b/c
 		echo k >/tmp/keep/d/f; echo o >/tmp/other/f; echo v >/var/a/b/c/g
 		echo x >/var/a/sibling; rm /etc/passwd; mkdir /srv/edit.d; echo e >/srv/edit.d/x'
@@ -228,6 +235,60 @@ $(sed -n 4,6p <<<"$want")" "the export"
 	job --export-path /a -- true
 	assert_rc 125
 	assert_contains "$err" "for --export, --export-tar or --changes" "stderr"
+	assert_clean
+}
+
+# --export-path below what the job removed: below a directory it made
+# again (opaque, on the way, so never in the layer) each hidden entry
+# needs a whiteout of its own; below one it removed (a whiteout on the
+# way), the path itself is deleted.  Applied, the layer gives the job's
+# view there.
+t_export_path_gone() {
+	job --changes "$T/c.jsonl" --export-tar "$T/l.tar" --export-path /srv/redo/y \
+		--export-path /srv/dir/sub -- sh -c 'rm -rf /srv/redo /srv/dir; mkdir -p /srv/redo/y'
+	assert_rc 0
+	assert_eq "$(jq -c '[.change, .type, .path]' "$T/c.jsonl")" '["deleted","dir","/srv/dir/sub"]
+["modified","dir","/srv/redo/y"]
+["deleted","file","/srv/redo/y/z"]' "the change set"
+	assert_eq "$(tar tf "$T/l.tar")" "srv/dir/.wh.sub
+srv/redo/y/
+srv/redo/y/.wh.z" "the layer"
+	cp -a "$ROOTFS" "$T/applied"
+	apply "$T/l.tar" "$T/applied"
+	assert_eq "$(ls -A "$T/applied/srv/redo/y" "$T/applied/srv/dir" 2>&1)" "$T/applied/srv/dir:
+a
+
+$T/applied/srv/redo/y:" "what the layer left of them"
+	assert_clean
+}
+
+# The layer's edges: a sparse file of 8 EiB (tmpfs takes it; libarchive
+# takes 2 GiB of hole a call) fails the layer at once, past 1 PiB of
+# holes, where it would take 2^32 calls; a socket over a rootfs file
+# deletes it (sockets are left out); a directory of names past
+# --export-limit fails, before brig holds them.
+t_layer_edges() {
+	local t0
+	need_probe
+	t0=$(date +%s%N)
+	job --timeout 30s --changes "$T/c.jsonl" --export-tar "$T/l.tar" \
+		-- truncate -s 9223372036854775807 /huge
+	assert_rc 125
+	[ $((($(date +%s%N) - t0) / 1000000)) -lt 10000 ] || fail "an 8 EiB sparse file took 10 s"
+	assert_eq "$err" "brig: --export-tar: \"/huge\": more than 1024 TiB of holes in the layer" \
+		"stderr"
+	assert_eq "$(ls "$T/l.tar" "$T/c.jsonl" 2>/dev/null)" "" "the outputs"
+	job --changes "$T/c.jsonl" --export-tar "$T/l.tar" \
+		-- sh -c 'rm /tmp/probe.sock; probe unix-socket'
+	assert_rc 0
+	assert_eq "$(tar tf "$T/l.tar" | grep probe)" "tmp/.wh.probe.sock" "the socket over a file"
+	assert_eq "$(jq -r 'select(.path == "/tmp/probe.sock") | "\(.change) \(.type)"' "$T/c.jsonl")" \
+		"modified socket" "the socket in the change set"
+	job --export-limit 64K --changes "$T/c.jsonl" -- sh -c 'mkdir /d; cd /d; i=0
+		while [ $i -lt 600 ]; do touch n-$i-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef; i=$((i+1)); done'
+	assert_rc 125
+	assert_contains "$err" "brig: --changes: \"/d\": more than 65536 bytes of names (--export-limit)" \
+		"stderr"
 	assert_clean
 }
 
@@ -283,6 +344,8 @@ tap_test "--changes -: the same change set in the result" t_in_result
 tap_test "--user: the job's ids in the change set and the layer" t_user
 tap_test "--export-tar: the layer applied to the rootfs gives the job's tree" t_layer_applied
 tap_test "--export-path: the three take only those paths, never through a link" t_export_path
+tap_test "--export-path below what the job removed: deletions, whiteouts" t_export_path_gone
+tap_test "an 8 EiB sparse file fails the layer at once; a socket over a file; names" t_layer_edges
 tap_test "bad --changes, --export-tar: 125, one line, nothing left" t_bad
 tap_test "job --pool: the same change set and layer as a cold job" t_pooled
 tap_done

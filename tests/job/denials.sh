@@ -77,6 +77,35 @@ t_slowed() {
 	assert_clean
 }
 
+# Once the answers are slowed (past 10,000), a job that then idles costs
+# brig nothing: brig waits in poll, it does not spin until the deadline.
+# The CPU time of brig and what it reaped (the job's) is at most a
+# second, for 10,050 calls and 3 s of sleep.
+t_idle_after_slowed() {
+	need_probe
+	local cpu
+	TIMEFORMAT='%3U %3S'
+	{ time job -- sh -c 'probe loop 10050 mount; sleep 3'; } 2>"$T/cpu"
+	assert_rc 0
+	assert_res denied_syscalls '{"mount":10050}'
+	cpu=$(awk '{ printf "%d", ($1 + $2) * 1000 }' "$T/cpu")
+	[ "$cpu" -le 1000 ] || fail "brig and the job used $cpu ms of CPU over a job of 3 s idle"
+	assert_clean
+}
+
+# A call made through another architecture's entry (int 0x80) is the
+# same call: one count by name, no key twice in the object.
+t_arches() {
+	need_probe
+	job -- probe mount mount-int80 keyctl
+	assert_rc 0
+	assert_contains "$out" "mount-int80 errno=EPERM" "probe mount-int80"
+	assert_eq "$(jq -c .denied_syscalls "$T/result.json")" '{"mount":2,"keyctl":1}' \
+		"denied_syscalls"
+	assert_eq "$(grep -o '"mount":' "$T/result.json" | wc -l)" 1 "\"mount\" keys in the result"
+	assert_clean
+}
+
 # A job killed at its deadline while its threads make refused calls: 124,
 # the counts so far, nothing left, brig not stuck.
 t_killed() {
@@ -175,6 +204,8 @@ bpf 2000 errno=EPERM
 tap_test "every call the job profile adds: EPERM, counted by name" t_counts
 tap_test "10,000 refused calls in a loop; 8 threads at once: each counted" t_loop_threads
 tap_test "past 10,000 answers, one a millisecond: the job slows, all counted" t_slowed
+tap_test "past 10,000 answers, a job that then idles costs brig no CPU" t_idle_after_slowed
+tap_test "a call through the 32-bit entry: the same name, one count" t_arches
 tap_test "refused calls while the job is killed at its deadline" t_killed
 tap_test "--audit: a line each, the job's pids, path arguments, --audit-limit" t_audit
 tap_test "the job never holds the seccomp listener" t_no_listener_in_job

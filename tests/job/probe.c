@@ -31,6 +31,8 @@
  *                    process may open when the call is allowed)
  *   kexec_load       with no segments
  *   open_by_handle_at  a handle of / from name_to_handle_at
+ *   mount-int80      mount("none", "/tmp", "tmpfs") through int 0x80
+ *   unix-socket      a unix socket bound at /tmp/probe.sock
  *
  * `probe segv` (alone) dies of a SIGSEGV, for the tests of a job that is
  * killed by a signal.  `probe loop N CALL` makes CALL N times in this
@@ -59,7 +61,9 @@
 #include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -181,6 +185,37 @@ static int host_root(void)
 	return r;
 }
 
+/* mount("none", "/tmp", "tmpfs") through the 32-bit entry (int 0x80):
+ * the same call to the job's filter, under another architecture */
+static long do_mount_int80(void)
+{
+	static const char src[] = "none", dst[] = "/tmp", type[] = "tmpfs";
+	long r;
+
+	/* i386 mount is 21; the pointers fit in 32 bits in a static binary's
+	 * data, which is mapped low */
+	__asm__ volatile("int $0x80"
+	                 : "=a"(r)
+	                 : "a"(21L), "b"(src), "c"(dst), "d"(type), "S"(0L), "D"(0L)
+	                 : "memory");
+	if (r < 0) {
+		errno = (int)-r;
+		return -1;
+	}
+	return r;
+}
+
+/* A unix socket bound at /tmp/probe.sock (what a job's server leaves). */
+static long do_unix_socket(void)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX, .sun_path = "/tmp/probe.sock" };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	if (fd < 0)
+		return -1;
+	return bind(fd, (struct sockaddr *)&a, sizeof(a));
+}
+
 static long call(const char *name)
 {
 	if (!strcmp(name, "mount"))
@@ -218,6 +253,10 @@ static long call(const char *name)
 		return syscall(SYS_kexec_load, 0, 0, NULL, 0);
 	if (!strcmp(name, "open_by_handle_at"))
 		return do_open_by_handle_at();
+	if (!strcmp(name, "mount-int80"))
+		return do_mount_int80();
+	if (!strcmp(name, "unix-socket"))
+		return do_unix_socket();
 	fprintf(stderr, "probe: unknown call %s\n", name);
 	_exit(2);
 }
