@@ -146,7 +146,8 @@ static int read_names(struct walk *k, int fd, struct names *ns, struct brig_erro
 		names_release(k, ns);
 		return -1;
 	}
-	qsort(ns->v, ns->n, sizeof(*ns->v), cmp_name);
+	if (ns->n > 1)
+		qsort(ns->v, ns->n, sizeof(*ns->v), cmp_name);
 	return 0;
 }
 

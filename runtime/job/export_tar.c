@@ -143,21 +143,30 @@ static void free_written(void *p)
 	free(w);
 }
 
+/* The archive's bytes to the file, within the limit.  Past it, or after
+ * a failed write, they are taken and dropped, never refused: libarchive
+ * 3.6 leaks its block buffer when an archive it writes goes fatal, and
+ * brig stops at its next call anyway (stopped()). */
 static la_ssize_t write_out(struct archive *a, void *data, const void *buf, size_t n)
 {
 	struct tar *t = data;
 
 	(void)a;
-	if (t->b->limit && (n > t->b->limit || t->written > t->b->limit - n)) {
+	if (t->over || t->wr_err)
+		return (la_ssize_t)n;
+	if (t->b->limit && (n > t->b->limit || t->written > t->b->limit - n))
 		t->over = true;
-		return -1;
-	}
-	if (brig_write_all(t->fd, buf, n) < 0) {
+	else if (brig_write_all(t->fd, buf, n) < 0)
 		t->wr_err = errno;
-		return -1;
-	}
-	t->written += n;
+	else
+		t->written += n;
 	return (la_ssize_t)n;
+}
+
+/* Whether the writes stopped (the limit, a failed write). */
+static bool stopped(const struct tar *t)
+{
+	return t->over || t->wr_err;
 }
 
 /* libarchive's failure, as the cause: the limit, the write, its words. */
@@ -178,6 +187,8 @@ static int put(struct tar *t, const char *buf, size_t n, const char *path, struc
 	while (n) {
 		la_ssize_t w = la.data(t->a, buf, n);
 
+		if (w > 0 && stopped(t))
+			return failed(t, path, err);
 		if (w <= 0)
 			return w < 0 ? failed(t, path, err)
 			             : brig_error_set(err, "%s: \"/%s\": the archive took no bytes",
@@ -285,7 +296,7 @@ static int put_whiteout(struct tar *t, const struct brig_job_change *c, const ch
 	la.set_filetype(t->e, AE_IFREG);
 	la.set_perm(t->e, 0600);
 	la.set_size(t->e, 0);
-	if (la.header(t->a, t->e) < ARCHIVE_WARN)
+	if (la.header(t->a, t->e) < ARCHIVE_WARN || stopped(t))
 		return failed(t, path, err);
 	return 0;
 }
@@ -334,11 +345,11 @@ static int put_entry(struct tar *t, const struct brig_job_change *c, struct brig
 				return -1;
 		}
 	}
-	if (la.header(t->a, t->e) < ARCHIVE_WARN)
+	if (la.header(t->a, t->e) < ARCHIVE_WARN || stopped(t))
 		return failed(t, c->path, err);
 	if (fd >= 0 && put_data(t, fd, st, c->path, err) < 0)
 		return -1;
-	if (la.finish_entry(t->a) < ARCHIVE_OK)
+	if (la.finish_entry(t->a) < ARCHIVE_OK || stopped(t))
 		return failed(t, c->path, err);
 	if (fd >= 0 && st->st_nlink > 1) {
 		w = brig_xcalloc(1, sizeof(*w));
@@ -422,7 +433,7 @@ int brig_job_export_tar(const struct brig_job_root *r, const struct brig_job_cha
 	}
 	if (brig_job_changes_walk(&w, err) < 0)
 		goto out;
-	if (la.close(t.a) < ARCHIVE_OK) {
+	if (la.close(t.a) < ARCHIVE_OK || stopped(&t)) {
 		failed(&t, "", err);
 		goto out;
 	}
