@@ -556,10 +556,6 @@ void job_run_release(struct job_run *run)
 {
 	struct brig_error ignored = BRIG_ERROR_INIT;
 
-	/* what cannot be removed now is the slot's next owner's, or gc's */
-	if (brig_egress_close(TAKE_PTR(run->egress), &ignored) < 0)
-		brig_debug("job %s: egress: %s", run->id, ignored.msg);
-	brig_error_release(&ignored);
 	brig_job_root_release(&run->root);
 	stdio_release(&run->io);
 	if (run->pidfd >= 0)
@@ -567,6 +563,11 @@ void job_run_release(struct job_run *run)
 	job_staged_release(&run->audit_file);
 	job_staged_release(&run->changes_file);
 	job_staged_release(&run->tar);
+	/* last: its child must not take a copy of the above; what cannot be
+	 * removed is the slot's next owner's, or gc's */
+	if (brig_egress_close(TAKE_PTR(run->egress), &ignored) < 0)
+		brig_debug("job %s: egress: %s", run->id, ignored.msg);
+	brig_error_release(&ignored);
 	free(run->changes);
 	run->changes = NULL;
 	free(run->error);

@@ -9,15 +9,17 @@
  *            runs): the other end in it as eth0, addressed, up, routed
  *   service  the resolver, from the runner's watch
  *   figures  the table's counters and sets, the resolver's, the link's bytes
- *   close    the table, the link, the slot
+ *   close    the link, the table, the slot: in a child of brig's that
+ *            holds the slot until they are gone (end_in_background)
  *
  * A slot n is taken while its file /run/brig-egress/net-<ns>/<n> is
- * flock()ed (by the brig that sets it up, or runs its job), or while its
- * link brig-e<n> is in brig's network namespace with its other end given
- * away (a job's or a pool member's namespace holds it; it goes when that
- * namespace does).  Whoever locks a slot that is not taken so removes
- * what a dead owner left of it (its table, a link never given away): the
- * next brig that takes it, or brig job --gc.  The directory is one for
+ * flock()ed (by the brig that sets it up, or runs its job, or by the
+ * child that removes what the job had), or while its link brig-e<n> is
+ * in brig's network namespace with its other end given away (a job's or
+ * a pool member's namespace holds it; it goes when that namespace does).
+ * Whoever locks a slot that is not taken so removes what a dead owner
+ * left of it (its table, a link never given away): the next brig that
+ * takes it, or brig job --gc.  The directory is one for
  * every state root, and one for each network namespace (<ns>: the inode
  * of brig's), as links and tables are: a brig in another namespace would
  * see a member's link nowhere and take its slot for a dead one's.
@@ -27,12 +29,15 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <linux/netlink.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -43,6 +48,7 @@
 #include "job/internal.h"
 #include "lifecycle/result.h"
 #include "linux/netdev.h"
+#include "linux/process.h"
 #include "linux/veth.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -86,7 +92,8 @@ struct brig_egress {
 	size_t n_up;
 	int netns; /* the job's, held so that its link outlives the job until close */
 	bool table, linked;
-	bool member;                        /* a pool member's: no resolver until a claim */
+	bool scrub;  /* the slot's file was there: what a dead owner left may be */
+	bool member; /* a pool member's: no resolver until a claim */
 	struct brig_egress_figures figures; /* the result's, read at the end */
 	char *resolv_conf;                  /* heap: the job's resolv.conf, in its directory */
 	struct learned *learned;
@@ -158,9 +165,11 @@ static int open_slot_dir(bool make, struct brig_error *err)
 }
 
 /* What a slot's file says of its owner: "job ID" (a brig holds the lock
- * while the job lives) or "member ID" (its link holds the slot). */
+ * while the job lives), "member ID" (its link holds the slot) or "end"
+ * (a child of brig's removes what a job had: end_in_background). */
 #define OWNER_JOB "job "
 #define OWNER_MEMBER "member "
+#define OWNER_END "end"
 
 static int claim_slot(struct brig_egress *e, const char *id, bool member, struct brig_error *err)
 {
@@ -178,11 +187,15 @@ static int claim_slot(struct brig_egress *e, const char *id, bool member, struct
 		int fd;
 
 		snprintf(name, sizeof(name), "%u", n);
-		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		/* a file made now: the slot's last owner let it go clean */
+		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		e->scrub = fd < 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			return brig_error_setp(err, errno, "open \"%s/%s\"", slot_dir(), name);
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_named(dirfd, name, fd) ||
-		    slot_in_use(n)) {
+		    (e->scrub && slot_in_use(n))) {
 			close(fd);
 			continue;
 		}
@@ -412,7 +425,7 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 		return brig_error_setp(err, errno, "egress slot %u", e->slot);
 	e->member = member;
 	slot_addresses(e);
-	if (scrub_slot(e->nft, e->slot, err) < 0)
+	if (e->scrub && scrub_slot(e->nft, e->slot, err) < 0)
 		return brig_error_wrap(err, "egress slot %u", e->slot);
 	/* the table first: the link is never without it */
 	if (make_table(e, err) < 0 || forwarding(err) < 0)
@@ -592,9 +605,84 @@ int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, stru
 	return ret;
 }
 
+/* What the job had of its slot removed: the link (the job's end with it),
+ * then the tables, which nothing reaches once the link is gone; then the
+ * slot is let go.  What fails stays in the slot, for its next owner or gc. */
+static int end_slot(struct brig_egress *e, struct brig_error *err)
+{
+	if ((!e->nft && brig_egress_nft_open(&e->nft, err) < 0) ||
+	    scrub_slot(e->nft, e->slot, err) < 0) {
+		close(e->slot_fd);
+		e->slot_fd = -1;
+		return -1;
+	}
+	release_slot(e);
+	return 0;
+}
+
+/* end_slot() in a child of brig's, which brig does not wait for.  Deleting
+ * a link waits for the kernel's RCU grace periods (10 to 50 ms here, most
+ * of an egress job's cost when brig waited for it), and nobody needs to:
+ * the job's processes are gone, and the slot stays taken while the child
+ * holds its lock.  The child keeps nothing of brig's but the slot's file
+ * and the netfilter sockets: no fd of the caller's
+ * (a pipe brig's caller reads to its end, a file on a mount), not
+ * brig's private mount namespace (its mounts go with brig, as ever), not
+ * brig's session (a signal to the caller's process group would leave the
+ * link to the next gc).  The file says "end", so that gc waits for the
+ * child, and takes the slot for a dead job's if the child dies. */
+static int end_in_background(struct brig_egress *e, struct brig_error *err)
+{
+	int mntns = brig_job_host_mntns(), null;
+	pid_t pid;
+
+	if (ftruncate(e->slot_fd, 0) < 0 || pwrite(e->slot_fd, OWNER_END, strlen(OWNER_END), 0) < 0)
+		return end_slot(e, err);
+	pid = fork();
+	if (pid < 0)
+		return end_slot(e, err);
+	if (pid > 0) {
+		close(e->slot_fd);
+		e->slot_fd = -1;
+		return 0;
+	}
+	setsid();
+	for (const int *sig = (const int[]){ SIGINT, SIGTERM, SIGHUP, 0 }; *sig; sig++)
+		signal(*sig, SIG_IGN);
+	if ((mntns >= 0 && setns(mntns, CLONE_NEWNS) < 0) ||
+	    (e->slot_fd != 3 && dup3(e->slot_fd, 3, O_CLOEXEC) < 0))
+		_exit(1);
+	e->slot_fd = 3;
+	/* brig's netfilter sockets (its nftables context's, the learner's)
+	 * stay: the release of such a socket waits for the destruction of
+	 * the tables deleted meanwhile (a grace period, 10 ms here), which
+	 * brig would wait for at its exit if the child's copies were not
+	 * the last */
+	if (brig_fds_keep_netlink(4, NETLINK_NETFILTER) < 0) {
+		/* the parent's context, its socket closed */
+		brig_egress_nft_forget();
+		e->nft = NULL;
+	}
+	null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	for (int fd = 0; fd < 3; fd++)
+		if (null < 0 || dup2(null, fd) < 0)
+			close(fd);
+	if (null > 3)
+		close(null);
+	brig_fault("egress.end");
+	/* The job's namespace, which holds the link's other end, dies now
+	 * that nothing holds it (brig's fd is closed): the kernel then
+	 * removes the link with the namespace's own, in one go, rather than
+	 * in a second round of grace periods under its lock of links, which
+	 * the next job's link would wait for.  A socket the job left closing
+	 * can hold the namespace for minutes: past a second the link is
+	 * deleted. */
+	brig_link_wait_gone(e->link, 1000);
+	_exit(end_slot(e, err) < 0 ? 1 : 0);
+}
+
 int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 {
-	struct brig_error ignored = BRIG_ERROR_INIT;
 	int r = 0;
 
 	if (!e)
@@ -603,28 +691,18 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 		brig_egress_dns_free(e->dns);
 	if (e->listen >= 0)
 		close(e->listen);
-	/* The table, then the link.  Both wait for RCU grace periods: the
-	 * table's destruction is deferred work that the release of any
-	 * netfilter socket (brig's own, at its exit) waits for, and the
-	 * link's deletion waits for its own; in this order they overlap.
-	 * Nothing of the job is left to send in between: its processes are
+	/* brig's hold on the job's namespace first: it dies and takes the
+	 * link with it (end_in_background).  The link goes before the tables.
+	 * Nothing of the job is left to send meanwhile: its processes are
 	 * gone (a claimed member's init, brig's own code, only reports), and
 	 * a socket it left closing retransmits only within a flow the table
-	 * had let through.  The link is deleted, not left to the job's
-	 * namespace: such a socket keeps that namespace, and the link, alive
-	 * for minutes. */
-	if (e->table && brig_egress_nft_remove(e->nft, e->slot, err) < 0)
-		r = -1;
-	if (e->linked && brig_link_delete(e->link, r < 0 ? &ignored : err) < 0)
-		r = -1;
-	brig_error_release(&ignored);
+	 * had let through. */
 	if (e->netns >= 0)
 		close(e->netns);
-	/* what failed stays in the slot: the next owner or gc removes it */
-	if (r == 0)
+	if (e->table || e->linked)
+		r = end_in_background(e, err);
+	else
 		release_slot(e);
-	else if (e->slot_fd >= 0)
-		close(e->slot_fd);
 	brig_egress_nft_free(e->nft);
 	brig_egress_learn_free(e->learner);
 	brig_egress_rules_release(&e->rules);
@@ -637,17 +715,37 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 	return r;
 }
 
-/* Whether the slot whose file is @fd (locked by the caller) was a job's:
- * its brig is gone, and its link goes with its job, which dies with it. */
-static bool dead_job(int fd)
+/* Whether the slot's file @fd says its owner is @what (OWNER_*). */
+static bool owner_is(int fd, const char *what)
 {
-	char owner[sizeof(OWNER_JOB)] = "";
+	char owner[8] = "";
+	size_t n = strlen(what);
 
-	return pread(fd, owner, sizeof(owner) - 1, 0) == sizeof(owner) - 1 &&
-	       !strcmp(owner, OWNER_JOB);
+	return pread(fd, owner, n, 0) == (ssize_t)n && !memcmp(owner, what, n);
 }
 
-int brig_egress_gc(struct brig_error *err)
+/* Whether the slot whose file is @fd (locked by the caller) was a job's,
+ * or was being ended: its brig, or the child that ended it, is gone, and
+ * its link goes with its job, which dies with it. */
+static bool dead_job(int fd)
+{
+	return owner_is(fd, OWNER_JOB) || owner_is(fd, OWNER_END);
+}
+
+/* Lock @fd, a slot's file: at once, or, with @wait and the slot being
+ * ended, once its child is done (3 s at most: it waits a second for the
+ * link to go, then deletes it). */
+static bool lock_slot_file(int fd, bool wait)
+{
+	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
+		if (errno != EWOULDBLOCK || !wait || i == 3000 || !owner_is(fd, OWNER_END))
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+int brig_egress_gc(bool wait, struct brig_error *err)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct brig_egress_nft *nft = NULL;
@@ -672,7 +770,7 @@ int brig_egress_gc(struct brig_error *err)
 		fd = openat(dirfd, de->d_name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (flock(fd, LOCK_EX | LOCK_NB) < 0 || !still_named(dirfd, de->d_name, fd) ||
+		if (!lock_slot_file(fd, wait) || !still_named(dirfd, de->d_name, fd) ||
 		    (slot_in_use((unsigned)n) && !dead_job(fd))) {
 			close(fd);
 			continue;

@@ -192,6 +192,10 @@ struct brig_egress_nft;
 /* A libnftables context (the library loaded on first use). */
 int brig_egress_nft_open(struct brig_egress_nft **out, struct brig_error *err);
 void brig_egress_nft_free(struct brig_egress_nft *n);
+/* In a child of brig's whose fds are closed: the library's context (its
+ * socket among them) is the parent's, never used or freed here; the next
+ * brig_egress_nft_open() makes one of the child's own. */
+void brig_egress_nft_forget(void);
 
 /* What the table of a slot is made from. */
 struct brig_egress_table {
@@ -276,10 +280,15 @@ int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, stru
  * does, and for each denied address kept, at the end. */
 struct brig_job_audit;
 void brig_egress_audit(struct brig_egress *e, struct brig_job_audit *audit);
-/* Everything of the job's egress gone (NULL: nothing); what could not be
- * removed is left to the slot's next owner or to gc. */
+/* Everything of the job's egress gone (NULL: nothing): the resolver now,
+ * the link and the tables by a child of brig's that holds the slot until
+ * they are (brig does not wait for it: call this last, once brig's
+ * mounts are gone); what could not be removed is left to the slot's next
+ * owner or to gc. */
 int brig_egress_close(struct brig_egress *e, struct brig_error *err);
-/* What dead brigs' jobs left of their egress in this network namespace. */
-int brig_egress_gc(struct brig_error *err);
+/* What dead brigs' jobs left of their egress in this network namespace;
+ * with @wait, once the slots being ended now are (brig_egress_close), or
+ * a second has gone by, rather than leaving them be. */
+int brig_egress_gc(bool wait, struct brig_error *err);
 
 #endif

@@ -79,13 +79,19 @@ struct brig_egress_nft {
  * ms here (it tears down the library's tables), which every egress job
  * would pay at its end; brig exits soon after anyway.
  */
+static struct nft_ctx *shared_ctx;
+
+void brig_egress_nft_forget(void)
+{
+	shared_ctx = NULL;
+}
+
 static struct nft_ctx *context(struct brig_error *err)
 {
-	static struct nft_ctx *ctx;
 	struct nft_ctx *c;
 
-	if (ctx)
-		return ctx;
+	if (shared_ctx)
+		return shared_ctx;
 	if (load(err) < 0)
 		return NULL;
 	c = lib.nft_ctx_new(NFT_CTX_DEFAULT);
@@ -98,8 +104,8 @@ static struct nft_ctx *context(struct brig_error *err)
 		brig_error_set(err, "nftables: cannot buffer its output");
 		return NULL;
 	}
-	ctx = c;
-	return ctx;
+	shared_ctx = c;
+	return shared_ctx;
 }
 
 int brig_egress_nft_open(struct brig_egress_nft **out, struct brig_error *err)

@@ -78,6 +78,10 @@ struct brig_job_root {
  * through is opened (the kernel mounts only on the caller's namespace's
  * mounts). */
 int brig_job_private_mounts(struct brig_error *err);
+/* The mount namespace brig was started in, held (close-on-exec) once
+ * brig_job_private_mounts() left it, for a child that outlives brig
+ * (egress.c's end): -1 while brig is still in it. */
+int brig_job_host_mntns(void);
 /*
  * linux/selfexe.h: before brig makes a job's or a pool member's processes
  * it runs from a read-only mount of its binary, re-executed (@ctx's argv

@@ -94,7 +94,9 @@ struct brig_job_opts {
 int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, int *status,
                  struct brig_error *err);
 
-/* Remove every job whose brig is gone: its container, cgroup, state. */
+/* Remove every job whose brig is gone: its container, cgroup, state; and
+ * once the egress links and tables that ended jobs' brigs left to a child
+ * to remove are gone (a second at most), what dead brigs left of them. */
 int brig_job_gc(const struct brig_context *ctx, struct brig_error *err);
 
 /*

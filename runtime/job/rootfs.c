@@ -189,8 +189,20 @@ void brig_job_ids_release(uint32_t host_id)
 		unlinkat(dirfd, name, 0);
 }
 
+static int host_mntns = -1;
+
+int brig_job_host_mntns(void)
+{
+	return host_mntns;
+}
+
 int brig_job_private_mounts(struct brig_error *err)
 {
+	if (host_mntns < 0) {
+		host_mntns = open("/proc/self/ns/mnt", O_RDONLY | O_CLOEXEC);
+		if (host_mntns < 0)
+			return brig_error_setp(err, errno, "open \"/proc/self/ns/mnt\"");
+	}
 	if (unshare(CLONE_NEWNS) < 0)
 		return brig_error_setp(err, errno, "unshare(CLONE_NEWNS)");
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)

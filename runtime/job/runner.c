@@ -295,12 +295,18 @@ static void reap_dead(const char *id, void *data)
 	brig_error_release(&ignored);
 }
 
-int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
+/* gc, waiting or not for the egress slots being ended now */
+static int gc(const struct brig_context *ctx, bool wait, struct brig_error *err)
 {
 	if (brig_job_root_gc(ctx->root, reap_dead, (void *)ctx, err) < 0)
 		return -1;
 	/* after the containers: their links went with them */
-	return brig_egress_gc(err);
+	return brig_egress_gc(wait, err);
+}
+
+int brig_job_gc(const struct brig_context *ctx, struct brig_error *err)
+{
+	return gc(ctx, true, err);
 }
 
 /* The job's source, as its options ask: 1, 0 or -1 as job_pool_source. */
@@ -350,7 +356,7 @@ int brig_job_run(const struct brig_context *ctx, const struct brig_job_opts *o, 
 	if (open_source(&run, &src, err) < 0)
 		goto out;
 	/* what dead brigs left, before this job adds its own */
-	if (src->ops->fresh && brig_job_gc(ctx, &ignored) < 0)
+	if (src->ops->fresh && gc(ctx, false, &ignored) < 0)
 		brig_debug("job gc: %s", ignored.msg);
 	run.t0 = brig_job_now_ms();
 	run.audit = (struct brig_job_audit){ .fd = run.audit_file.fd,

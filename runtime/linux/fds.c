@@ -23,6 +23,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -174,6 +175,32 @@ static int close_from(unsigned int from, unsigned int to)
 		return -1;
 	for (unsigned long fd = from; fd <= to && fd < rl.rlim_max; fd++)
 		close((int)fd);
+	return 0;
+}
+
+int brig_fds_keep_netlink(unsigned int from, int protocol)
+{
+	_cleanup_closedir_ DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (!d) {
+		close_range(from, ~0U, 0);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		char *end;
+		unsigned long fd = strtoul(de->d_name, &end, 10);
+		int v;
+		socklen_t len = sizeof(v);
+
+		if (*end || !isdigit((unsigned char)de->d_name[0]) || fd < from ||
+		    (int)fd == dirfd(d))
+			continue;
+		if (getsockopt((int)fd, SOL_SOCKET, SO_DOMAIN, &v, &len) == 0 && v == AF_NETLINK &&
+		    getsockopt((int)fd, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0 && v == protocol)
+			continue;
+		close((int)fd);
+	}
 	return 0;
 }
 

@@ -142,6 +142,14 @@ int brig_fds_caller_end(void);
 #define BRIG_CALLER_FDS_ENV "_BRIG_CALLER_FDS_END"
 
 /*
+ * In a child of brig's that outlives it: every fd from @from on closed
+ * but the netlink sockets of @protocol (the kernel's fd table, read from
+ * /proc/self/fd).  -1 when /proc cannot tell: every fd from @from on is
+ * closed then.
+ */
+int brig_fds_keep_netlink(unsigned int from, int protocol);
+
+/*
  * In brig's own process, after brig_listen_fds() and before anything is
  * made: the fds the init or the exec'd process will keep ($LISTEN_FDS,
  * then @preserve more) must all have been passed by the caller.  A hole

@@ -10,8 +10,11 @@
 #include <linux/if_link.h>
 #include <linux/veth.h>
 #include <net/if.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "linux/netdev.h"
 #include "linux/netlink.h"
@@ -420,6 +423,62 @@ bool brig_link_exists(const char *name)
 	fd = brig_nl_open(&ignored);
 	brig_error_release(&ignored);
 	return fd >= 0 && brig_nl_get_link(fd, name, &l) == 0;
+}
+
+/* Whether the notices in @buf (@n bytes) tell that link @index is gone. */
+static bool deleted(const char *buf, ssize_t n, int index)
+{
+	for (const struct nlmsghdr *h = (const void *)buf; NLMSG_OK(h, (size_t)n);
+	     h = NLMSG_NEXT(h, n)) {
+		const struct ifinfomsg *ifi = NLMSG_DATA(h);
+
+		if (h->nlmsg_type == RTM_DELLINK && h->nlmsg_len >= NLMSG_LENGTH(sizeof(*ifi)) &&
+		    ifi->ifi_index == index)
+			return true;
+	}
+	return false;
+}
+
+int brig_link_wait_gone(const char *name, int timeout_ms)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK };
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	_cleanup_close_ int ev = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	_cleanup_close_ int fd = -1;
+	struct brig_nl_link l;
+	struct timespec end, now;
+
+	if (ev < 0 || bind(ev, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+		return -1;
+	fd = brig_nl_open(&ignored);
+	brig_error_release(&ignored);
+	/* listening first: a link gone after this look is noticed */
+	if (fd < 0)
+		return -1;
+	if (brig_nl_get_link(fd, name, &l) < 0)
+		return errno == ENODEV ? 1 : -1;
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	for (;;) {
+		char buf[8192] __attribute__((aligned(NLMSG_ALIGNTO)));
+		struct pollfd p = { .fd = ev, .events = POLLIN };
+		long left;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = (end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000;
+		if (left <= 0)
+			return 0;
+		if (poll(&p, 1, (int)left) < 0 && errno != EINTR)
+			return -1;
+		n = recv(ev, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0 && deleted(buf, n, l.index))
+			return 1;
+		/* notices lost (ENOBUFS): look again */
+		if (n < 0 && errno == ENOBUFS && brig_nl_get_link(fd, name, &l) < 0)
+			return errno == ENODEV ? 1 : -1;
+	}
 }
 
 int brig_link_addr4_up(const char *name, const uint8_t addr[4], unsigned prefix,

@@ -30,6 +30,13 @@ int brig_link_delete(const char *name, struct brig_error *err);
 /* Whether a link @name exists in brig's namespace. */
 bool brig_link_exists(const char *name);
 
+/* Wait, @timeout_ms at most, for the link @name in brig's namespace to
+ * go (a veth whose other end's namespace dies goes with it): 1 when it
+ * is gone (or was never there), 0 when the time is up, -1 with errno.
+ * It listens for the kernel's notices: no request waits on the kernel's
+ * lock of links meanwhile. */
+int brig_link_wait_gone(const char *name, int timeout_ms);
+
 /* @name in brig's namespace gets the IPv4 address @addr/@prefix (again is
  * no error), and is up. */
 int brig_link_addr4_up(const char *name, const uint8_t addr[4], unsigned prefix,

@@ -276,9 +276,11 @@ need_egress() {
 # ----------------------------------------------------------------- helpers
 
 # ejob ARGS... -- CMD...: `brig job --network egress ARGS -- CMD` on the
-# file's rootfs (sets out, err, rc; the result in $T/result.json).
+# file's rootfs (sets out, err, rc; the result in $T/result.json), and
+# the wait for its egress to be ended (egress_settled).
 ejob() {
 	job --network egress --timeout 60s "$@"
+	egress_settled
 }
 
 # probes PROBE...: the script that runs each PROBE (netprobe's arguments,
@@ -350,16 +352,47 @@ res_lacks() {
 	[ "$v" = null ] || fail "result .egress.$1: expected no $2, got $(res "egress.$1")"
 }
 
-# egress_left: what an egress job may leave on the host: links whose
+# The egress slots' directory of this file's network namespace.
+SLOTS=/run/brig-egress/net-$(stat -L -c %i /proc/self/ns/net)
+
+# egress_ending: the slots whose ends are under way: a slot's file that
+# says "end", locked by the child of brig's that removes the link and the
+# tables (one "SLOT" a line).  A file is opened, never made (flock(1)
+# would make one gone meanwhile).
+egress_ending() {
+	local f
+	for f in "$SLOTS"/*; do
+		[ "$(head -c 3 "$f" 2>/dev/null)" = end ] || continue
+		(exec 9<"$f" && flock -n 9) 2>/dev/null || echo "${f##*/}"
+	done
+}
+
+# egress_settled: wait (5 s at most) until no slot is being ended.  brig
+# returns before its child has removed the job's link and tables; each
+# is gone once its slot is free (a second for the job's namespace to take
+# the link with it, then the deletion).
+egress_settled() {
+	wait_until 5 eval '[ -z "$(egress_ending)" ]' ||
+		diag "egress slots still being ended after 5 s: $(egress_ending | tr '\n' ' ')"
+}
+
+# egress_left_now: what an egress job may leave on the host: links whose
 # names start brig-e, nftables tables whose names start brig_e.
-egress_left() {
+egress_left_now() {
 	ip -o link show | awk -F': ' '$2 ~ /^brig-e/ { print "link " $2 }'
 	nft list tables 2>&1 | awk '$NF ~ /^brig_e/ { print "table " $0 }'
 }
 
+# egress_left: the same, once the slots being ended are (egress_settled).
+egress_left() {
+	egress_settled
+	egress_left_now
+}
+
 # assert_egress_clean [WHEN]: assert_clean, and no link or table left.
-# Both go before brig returns (a link is deleted: the job's namespace
-# could outlive the job for minutes, held by a socket it left closing).
+# Both go before the job's slot is free (a link is deleted if the job's
+# namespace does not take it: a socket the job left closing could keep
+# that for minutes).
 assert_egress_clean() {
 	assert_no_egress "$@"
 	assert_clean "$@"
@@ -980,6 +1013,68 @@ t_pool() {
 	assert_no_egress "after pool destroy"
 }
 
+# slot_holder SLOT: the pid of the process with SLOT's file as its fd 3
+# (the child of brig's that ends the slot).
+slot_holder() {
+	local p
+	for p in /proc/[0-9]*; do
+		[ "$(readlink "$p/fd/3" 2>/dev/null)" = "$SLOTS/$1" ] && echo "${p#/proc/}"
+	done
+}
+
+# proc_sid PID: PID's session.
+proc_sid() {
+	sed -n 's/^[0-9]* (.*) [A-Za-z] [0-9-]* [0-9-]* \([0-9-]*\) .*/\1/p' "/proc/$1/stat" 2>/dev/null
+}
+
+# 15. The end of an egress job: brig returns, and a child of its removes
+# the link and the tables, holding the slot and nothing of the caller's
+# (its fds are /dev/null, the slot's file and netfilter sockets; brig
+# started it in the mount namespace brig started in, in a session of its
+# own, deaf to SIGTERM); job --gc waits for it.
+t_end() {
+	need_egress
+	local s pid gc fd t
+	job --network egress --timeout 60s --allow allowed.test -- true
+	assert_rc 0
+	bj --gc
+	assert_rc 0
+	assert_eq "$(egress_left_now)" "" "egress links and tables once job --gc returned"
+	need_faults
+	BRIG_FAULT=egress.end:stop job --network egress --timeout 60s --allow allowed.test -- true
+	assert_rc 0
+	s=$(egress_ending)
+	assert_ne "$s" "" "a slot being ended once brig returned"
+	[ -n "$s" ] || return
+	pid=$(slot_holder "$s")
+	assert_ne "$pid" "" "the process that holds slot $s"
+	[ -n "$pid" ] || return
+	defer kill -KILL "$pid"
+	wait_until 5 eval '[ "$(proc_state "$pid")" = T ]' || fail "$pid did not stop at egress.end"
+	for fd in /proc/"$pid"/fd/*; do
+		t=$(readlink "$fd")
+		case ${fd##*/}:$t in
+		[012]:/dev/null | 3:"$SLOTS/$s" | *:socket:*) ;;
+		*) fail "the ending child's fd ${fd##*/}: $t" ;;
+		esac
+	done
+	assert_eq "$(readlink "/proc/$pid/ns/mnt")" "$(readlink /proc/self/ns/mnt)" \
+		"the ending child's mount namespace"
+	assert_ne "$(proc_sid "$pid")" "$(proc_sid $$)" "the ending child's session"
+	assert_ne "$(egress_left_now)" "" "the job's tables while its end is stopped"
+	kill -TERM "$pid"
+	"$BRIG" --root "$T/root" job --gc &
+	gc=$!
+	sleep 0.3
+	alive "$gc" || fail "job --gc did not wait for the stopped end"
+	kill -CONT "$pid"
+	wait "$gc"
+	assert_eq "$?" 0 "job --gc's status"
+	assert_eq "$(egress_left_now)" "" "egress links and tables once job --gc returned"
+	wait_until 5 dead "$pid" || fail "the ending child $pid outlived its end"
+	assert_egress_clean
+}
+
 tap_test "the fake internet answers the host (by name, TCP, UDP, IPv6)" t_fake
 tap_test "an allowed name resolves and is reached on every port" t_allowed_name
 tap_test "the job's eth0, route and resolv.conf" t_job_network
@@ -999,4 +1094,5 @@ tap_test "brig SIGKILLed mid-job: --gc leaves nothing" t_sigkill_gc
 tap_test "bad --allow values: 125, one line, nothing left" t_bad_allow
 tap_test "killed or failing at each step: nothing left (after --gc)" t_kill_steps
 tap_test "pooled egress jobs with different rules back to back" t_pool
+tap_test "a job's end: its link and tables removed by a child of brig's; --gc waits" t_end
 tap_done

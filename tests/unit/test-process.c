@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -616,8 +618,30 @@ static int child_fds_none(void *arg)
 	return fcntl(3, F_GETFD) != -1;
 }
 
+/* a netfilter and a route netlink socket, a pipe: only the first stays */
+static int child_fds_netlink(void *arg)
+{
+	int nf = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	int rt = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	int p[2], fail = 0;
+
+	(void)arg;
+	if (nf < 3 || rt < 3 || pipe(p) < 0)
+		return 90;
+	if (brig_fds_keep_netlink(3, NETLINK_NETFILTER) < 0)
+		return 91;
+	fail |= (fcntl(nf, F_GETFD) == -1) << 0;
+	fail |= (fcntl(rt, F_GETFD) != -1) << 1;
+	fail |= (fcntl(p[0], F_GETFD) != -1 || fcntl(p[1], F_GETFD) != -1) << 2;
+	fail |= (fcntl(0, F_GETFD) == -1) << 3;
+	return fail;
+}
+
 static void test_fds(void)
 {
+	is_int(in_child(child_fds_netlink, NULL), 0,
+	       "fds_keep_netlink keeps 0-2 and the netlink sockets of one protocol, closes the "
+	       "rest");
 	is_int(in_child(child_fds, NULL), 0,
 	       "fds_prepare keeps LISTEN_FDS and preserved fds, without close-on-exec, "
 	       "closes the rest");
