@@ -13,9 +13,11 @@
  *                   job's link, what is counted, what is masqueraded
  *   egress_learn.c  an answer's addresses into the table's sets, and the
  *                   result's figures out of it (libnftnl)
- *   egress.c        a job's egress across its life: its slot, its link
- *                   (linux/veth.h), its table, its resolver, its figures,
+ *   egress_slot.c   the slots: a job's link, tables and addresses are its
+ *                   slot's; taken, let go, ended (by a child of brig's),
  *                   and what a dead brig left (gc)
+ *   egress.c        a job's egress across its life: its slot, its link
+ *                   (linux/veth.h), its table, its resolver, its figures
  *
  * The job has a network namespace of its own with lo and eth0, one end of
  * a veth pair whose other end is in brig's namespace; brig routes and
@@ -98,6 +100,42 @@ bool brig_egress_learnable6(const uint8_t a[16]);
 #define BRIG_EGRESS_NET_A 10
 #define BRIG_EGRESS_NET_B 213 /* 10.213.0.0/16 */
 #define BRIG_EGRESS_SLOTS 16384
+
+/* ---------------------------------------------------------- egress_slot.c */
+
+struct brig_egress_nft;
+
+/* A slot held: its number, its file (locked while the slot is the
+ * holder's), the names of its link (brig's end, brig-eN) and of the
+ * link's other end until it is given away (brig-jN). */
+struct brig_egress_slot {
+	unsigned n;
+	int fd;     /* -1: none held */
+	bool scrub; /* its file was there: what a dead owner left may be */
+	char link[16], peer[16];
+};
+
+/* A free slot taken for job @id (or, with @member, pool member @id): its
+ * file says so ("job ID", "member ID"). */
+int brig_egress_slot_claim(struct brig_egress_slot *s, const char *id, bool member,
+                           struct brig_error *err);
+/* Slot @slot locked for a claim of pool member @id: its file must say it
+ * is @id's and, with @alive, its link must be there, its other end given
+ * away (the member's). */
+int brig_egress_slot_lock_member(struct brig_egress_slot *s, unsigned slot, const char *id,
+                                 bool alive, struct brig_error *err);
+/* What a dead owner of slot @slot left in this network namespace (its
+ * link, the link's other end, its tables): gone. */
+int brig_egress_slot_scrub(struct brig_egress_nft *nft, unsigned slot, struct brig_error *err);
+/* The slot let go: its file unlinked (while still locked: whoever opened
+ * it meanwhile sees so), and the directories if it was the last. */
+void brig_egress_slot_release(struct brig_egress_slot *s);
+/* The end of a job's slot: its link and tables removed, then the slot let
+ * go, by a child of brig's that brig does not wait for (egress_slot.c);
+ * with @nft (brig's context, or NULL) if no child can be made.  What
+ * cannot be removed is left to the slot's next owner or to gc. */
+int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_egress_nft *nft,
+                         struct brig_error *err);
 
 /* ---------------------------------------------------------- egress_dns.c */
 

@@ -377,10 +377,13 @@ egress_settled() {
 }
 
 # egress_left_now: what an egress job may leave on the host: links whose
-# names start brig-e, nftables tables whose names start brig_e.
+# names start brig-e, nftables tables whose names start brig_e, and the
+# slots' directory of the file's network namespace (the last slot let go
+# removes it).
 egress_left_now() {
 	ip -o link show | awk -F': ' '$2 ~ /^brig-e/ { print "link " $2 }'
 	nft list tables 2>&1 | awk '$NF ~ /^brig_e/ { print "table " $0 }'
+	[ ! -e "$SLOTS" ] || echo "slots $SLOTS: $(ls -A "$SLOTS" | tr '\n' ' ')"
 }
 
 # egress_left: the same, once the slots being ended are (egress_settled).
