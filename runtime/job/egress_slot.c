@@ -42,7 +42,7 @@
 
 /* What a slot's file says of its owner: "job ID" (a brig holds the lock
  * while the job lives), "member ID" (its link holds the slot) or "end"
- * (a child of brig's removes what a job had: end_in_background). */
+ * (a child of brig's removes what a job had: brig_egress_slot_end). */
 #define OWNER_JOB "job "
 #define OWNER_MEMBER "member "
 #define OWNER_END "end"
