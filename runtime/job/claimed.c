@@ -63,9 +63,14 @@ static int claimed_start(struct job_source *s, struct job_run *run, struct brig_
 	if (notify >= 0)
 		run->denials = brig_job_denials_adopt(notify, &run->audit);
 	run->pidfd = TAKE_FD(c->claim.pidfd);
-	/* what the job changed is told against the pool's rootfs */
-	if ((o->changes_path || o->export_tar) && job_open_lower(o, &run->root, err) < 0)
+	/* what the job changed is told against the member's own lower (the
+	 * rootfs as it was when the member was made, seen through the job's
+	 * ids), or, for a member of an older brig, the pool's rootfs now */
+	if (c->claim.lower >= 0) {
+		run->root.lowerfd = TAKE_FD(c->claim.lower);
+	} else if ((o->changes_path || o->export_tar) && job_open_lower(o, &run->root, err) < 0) {
 		return -1;
+	}
 	if (job_stdio_open(&run->io, o, err) < 0)
 		return -1;
 	for (size_t i = 0; i < o->n_copy_in; i++)

@@ -303,6 +303,9 @@ struct brig_pool_record {
 	uint64_t dev, ino;
 	int notify_fd; /* its seccomp listener's (-1: none; a record of an
 	                * older brig has no such field) */
+	int lower_fd;  /* the rootfs it was made from, as its overlay's lower
+	                * (-1: a record of an older brig has none) */
+	uint64_t lower_dev, lower_ino;
 };
 int brig_pool_read_record(const char *root, const char *id, struct brig_pool_record *r);
 /* Whether member @id still waits: its container exists, created, its
@@ -336,9 +339,11 @@ bool brig_pool_read_member(int fd, struct brig_pool_member *m);
 /* What a member's maker records of it in its job directory (the 0700
  * state root's, <root>/jobs/<id>/member): @m's fd numbers and host id,
  * and the device and inode of the upper directory @upperfd, which a claim
- * checks an entry against (pool.c). */
+ * checks an entry against (pool.c); the init's seccomp listener
+ * @notify_fd (-1: none) and its fd @lowerfd of the overlay's lower, with
+ * its device and inode. */
 int brig_job_member_record(int jobdirfd, const struct brig_pool_member *m, int upperfd,
-                           int notify_fd, struct brig_error *err);
+                           int notify_fd, int lowerfd, struct brig_error *err);
 /* The member made ready: its init's pid and start time into @m, and @m
  * into its entry, which moves to ready/. */
 int brig_pool_member_ready(const char *root, const char *name, const char *id,
@@ -354,11 +359,13 @@ struct brig_pool_claim {
 	int pidfd;
 	int handoff, upper; /* the init's fds, copied and checked (pool.c) */
 	int notify;         /* its seccomp listener, copied and checked, or -1 */
+	int lower;          /* the rootfs as its overlay's lower, copied and checked, or -1 */
 	int rootfd;         /* its root, for --copy-in (brig_pool_adopt) */
 };
 #define BRIG_POOL_CLAIM_INIT                                                                    \
 	{                                                                                       \
-		.lock = -1, .pidfd = -1, .handoff = -1, .upper = -1, .notify = -1, .rootfd = -1 \
+		.lock = -1, .pidfd = -1, .handoff = -1, .upper = -1, .notify = -1, .lower = -1, \
+		.rootfd = -1                                                                    \
 	}
 void brig_pool_claim_release(struct brig_pool_claim *c);
 /* job/pool_claim.c: a claim, its checks, the member's root and socket.

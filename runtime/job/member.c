@@ -89,8 +89,8 @@ static __attribute__((noreturn)) void member_child(const struct brig_context *ct
 	 * refused calls would wait for an answer that never comes */
 	if (notify < 0 && job_counts_denials(o))
 		brig_error_set(&err, "pool member: its init kept no seccomp listener");
-	if (err.msg ||
-	    brig_job_member_record(run.root.dirfd, &m, run.root.upperfd, notify, &err) < 0) {
+	if (err.msg || brig_job_member_record(run.root.dirfd, &m, run.root.upperfd, notify,
+	                                      run.root.lowerfd, &err) < 0) {
 		struct brig_error ignored = BRIG_ERROR_INIT;
 
 		brig_container_delete(ctx, id, true, &ignored);

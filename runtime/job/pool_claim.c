@@ -115,6 +115,14 @@ static bool upper_ok(int fd, const struct brig_pool_record *r)
 	       (uint64_t)st.st_ino == r->ino;
 }
 
+static bool lower_ok(int fd, const struct brig_pool_record *r)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && (uint64_t)st.st_dev == r->lower_dev &&
+	       (uint64_t)st.st_ino == r->lower_ino;
+}
+
 static bool notify_ok(int fd)
 {
 	char path[64], link[64];
@@ -192,6 +200,13 @@ static enum verdict verify(const struct brig_context *ctx, const char *name, con
 		*why = "its upper directory is not the member's";
 		return MEMBER_REFUSED;
 	}
+	if (rec.lower_fd >= 0) {
+		c->lower = copy_fd(c->pidfd, rec.lower_fd);
+		if (c->lower < 0 || !lower_ok(c->lower, &rec)) {
+			*why = "its rootfs is not the member's";
+			return MEMBER_REFUSED;
+		}
+	}
 	if (rec.notify_fd >= 0) {
 		c->notify = copy_fd(c->pidfd, rec.notify_fd);
 		if (c->notify < 0 || !notify_ok(c->notify)) {
@@ -230,6 +245,8 @@ void brig_pool_claim_release(struct brig_pool_claim *c)
 		close(c->upper);
 	if (c->notify >= 0)
 		close(c->notify);
+	if (c->lower >= 0)
+		close(c->lower);
 	if (c->rootfd >= 0)
 		close(c->rootfd);
 	if (c->s)

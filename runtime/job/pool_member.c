@@ -89,7 +89,15 @@ int brig_pool_read_record(const char *root, const char *id, struct brig_pool_rec
 	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 022) || pread(fd, buf, sizeof(buf) - 1, 0) <= 0)
 		return -1;
-	r->notify_fd = -1;
+	r->notify_fd = r->lower_fd = -1;
+	if (sscanf(buf,
+	           "%d %d %" SCNu32 " %" SCNu64 " %" SCNu64 " %d %d %" SCNu64 " %" SCNu64 "\n%n",
+	           &r->upper_fd, &r->handoff_fd, &r->host_id, &r->dev, &r->ino, &r->notify_fd,
+	           &r->lower_fd, &r->lower_dev, &r->lower_ino, &end) == 9 &&
+	    end && !buf[end] && r->notify_fd >= -1 && r->lower_fd >= 0)
+		return 0;
+	r->notify_fd = r->lower_fd = -1;
+	end = 0;
 	if (sscanf(buf, "%d %d %" SCNu32 " %" SCNu64 " %" SCNu64 "\n%n", &r->upper_fd,
 	           &r->handoff_fd, &r->host_id, &r->dev, &r->ino, &end) == 5 &&
 	    !buf[end])
@@ -209,19 +217,19 @@ void brig_pool_member_abort(const char *root, const char *name, const char *id, 
 }
 
 int brig_job_member_record(int jobdirfd, const struct brig_pool_member *m, int upperfd,
-                           int notify_fd, struct brig_error *err)
+                           int notify_fd, int lowerfd, struct brig_error *err)
 {
-	struct stat st;
+	struct stat st, lst;
 	char text[128];
-	int n;
 
 	if (fstat(upperfd, &st) < 0)
 		return brig_error_setp(err, errno, "the writable layer");
-	n = snprintf(text, sizeof(text), "%d %d %" PRIu32 " %" PRIu64 " %" PRIu64, m->upper_fd,
-	             m->handoff_fd, m->host_id, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
-	if (notify_fd >= 0)
-		n += snprintf(text + n, sizeof(text) - (size_t)n, " %d", notify_fd);
-	snprintf(text + n, sizeof(text) - (size_t)n, "\n");
+	if (fstat(lowerfd, &lst) < 0)
+		return brig_error_setp(err, errno, "the rootfs");
+	snprintf(text, sizeof(text),
+	         "%d %d %" PRIu32 " %" PRIu64 " %" PRIu64 " %d %d %" PRIu64 " %" PRIu64 "\n",
+	         m->upper_fd, m->handoff_fd, m->host_id, (uint64_t)st.st_dev, (uint64_t)st.st_ino,
+	         notify_fd, lowerfd, (uint64_t)lst.st_dev, (uint64_t)lst.st_ino);
 	return brig_write_file_atomic(jobdirfd, "member", text, strlen(text), 0600, err);
 }
 

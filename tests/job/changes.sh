@@ -338,6 +338,33 @@ t_pooled() {
 	assert_clean
 }
 
+# A pooled job's change set is told against its member's own lower: the
+# rootfs as it was when the member was made, which the member's overlay
+# still shows.  The pool's --rootfs path naming another tree by the claim
+# (an image updated meanwhile) changes nothing of it.
+t_pooled_rootfs_replaced() {
+	local r=$T/pool-rootfs job='echo new >/made; rm /srv/gone'
+	cp -a "$ROOTFS" "$r"
+	run_cmd "$BRIG" --root "$T/root" pool create P --size 1 --rootfs "$r"
+	assert_rc 0
+	defer "$BRIG" --root "$T/root" pool destroy P
+	mv "$r" "$r.made"
+	cp -a "$r.made" "$r"
+	echo other >"$r/made"
+	rm "$r/srv/gone"
+	bj --pool P --result "$T/result.json" --changes "$T/p.jsonl" -- sh -c "$job"
+	assert_rc 0
+	assert_res pool '"hit"'
+	job --changes "$T/c.jsonl" -- sh -c "$job"
+	assert_rc 0
+	assert_eq "$(lines "$T/p.jsonl")" "$(lines "$T/c.jsonl")" \
+		"a pooled job's change set against its member's rootfs, a cold one's"
+	run_cmd "$BRIG" --root "$T/root" pool destroy P
+	assert_rc 0
+	rmdir "$T/root/pools"
+	assert_clean
+}
+
 tap_test "--changes: created, modified, deleted files, directories, symlinks" t_kinds
 tap_test "a job that changes nothing: no change, whatever brig mounted" t_nothing
 tap_test "--changes -: the same change set in the result" t_in_result
@@ -348,4 +375,5 @@ tap_test "--export-path below what the job removed: deletions, whiteouts" t_expo
 tap_test "an 8 EiB sparse file fails the layer at once; a socket over a file; names" t_layer_edges
 tap_test "bad --changes, --export-tar: 125, one line, nothing left" t_bad
 tap_test "job --pool: the same change set and layer as a cold job" t_pooled
+tap_test "job --pool: told against the member's rootfs, the path replaced since" t_pooled_rootfs_replaced
 tap_done
