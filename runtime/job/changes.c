@@ -86,11 +86,6 @@ static void names_release(struct walk *k, struct names *ns)
 	*ns = (struct names){ 0 };
 }
 
-static int cmp_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The directory being read, for errors: "/" and its path. */
 static const char *shown(const struct walk *k)
 {
@@ -123,14 +118,14 @@ static int read_names(struct walk *k, int fd, struct names *ns, struct brig_erro
 			continue;
 		ns->bytes += len + 1 + sizeof(*ns->v);
 		k->held += len + 1 + sizeof(*ns->v);
-		if (k->w->b->limit && k->held > k->w->b->limit) {
+		if (k->w->o->b->limit && k->held > k->w->o->b->limit) {
 			brig_error_set(
 			    err, "%s: \"/%s\": more than %llu bytes of names (--export-limit)",
-			    k->w->flag, shown(k), (unsigned long long)k->w->b->limit);
+			    k->w->flag, shown(k), (unsigned long long)k->w->o->b->limit);
 			names_release(k, ns);
 			return -1;
 		}
-		if (ns->n % 4096 == 4095 && brig_job_copy_check(k->w->b, k->w->flag, err) < 0) {
+		if (ns->n % 4096 == 4095 && brig_job_copy_check(k->w->o->b, k->w->flag, err) < 0) {
 			names_release(k, ns);
 			return -1;
 		}
@@ -147,7 +142,7 @@ static int read_names(struct walk *k, int fd, struct names *ns, struct brig_erro
 		return -1;
 	}
 	if (ns->n > 1)
-		qsort(ns->v, ns->n, sizeof(*ns->v), cmp_name);
+		qsort(ns->v, ns->n, sizeof(*ns->v), brig_cmp_strp);
 	return 0;
 }
 
@@ -192,10 +187,10 @@ static enum place place(const struct walk *k)
 	size_t len = k->path.len;
 	bool way = false;
 
-	if (!k->w->n_only)
+	if (!k->w->o->n_only)
 		return INSIDE;
-	for (size_t i = 0; i < k->w->n_only; i++) {
-		const char *o = k->w->only[i];
+	for (size_t i = 0; i < k->w->o->n_only; i++) {
+		const char *o = k->w->o->only[i];
 		size_t olen = strlen(o);
 
 		if (len >= olen && !memcmp(p, o, olen) && (len == olen || p[olen] == '/'))
@@ -210,7 +205,8 @@ static bool skipped(const struct walk *k)
 {
 	const char *p = k->path.buf;
 
-	return k->w->n_skip && bsearch(&p, k->w->skip, k->w->n_skip, sizeof(*k->w->skip), cmp_name);
+	return k->w->o->n_skip &&
+	       bsearch(&p, k->w->o->skip, k->w->o->n_skip, sizeof(*k->w->o->skip), brig_cmp_strp);
 }
 
 static int call(struct walk *k, const struct brig_job_change *c, struct brig_error *err)
@@ -362,8 +358,8 @@ static int way_gone(struct walk *k, int lower, size_t dir_len, struct brig_error
 	size_t len = strlen(at);
 	int r = 0;
 
-	for (size_t i = 0; i < k->w->n_only && r == 0 && lower >= 0; i++) {
-		const char *o = k->w->only[i];
+	for (size_t i = 0; i < k->w->o->n_only && r == 0 && lower >= 0; i++) {
+		const char *o = k->w->o->only[i];
 		_cleanup_free_ char *rel = NULL;
 		_cleanup_close_ int dir = -1;
 		struct stat lst;
@@ -414,7 +410,7 @@ static int walk_dir(struct walk *k, int upper, int lower, enum hide hides, struc
 			brig_strbuf_setlen(&k->path, saved);
 			continue;
 		}
-		r = brig_job_copy_check(k->w->b, k->w->flag, err);
+		r = brig_job_copy_check(k->w->o->b, k->w->flag, err);
 		if (r == 0 && fstatat(upper, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			r = brig_error_setp(err, errno, "%s: stat \"/%s\"", k->w->flag,
 			                    k->path.buf);
@@ -452,7 +448,7 @@ int brig_job_changes_walk(const struct brig_job_changes *w, struct brig_error *e
 	if (w->r->upperfd < 0)
 		return brig_error_set(err, "%s: the job has no writable layer", w->flag);
 	/* a signal or the deadline before the first entry stops it too */
-	if (brig_job_copy_check(w->b, w->flag, err) < 0)
+	if (brig_job_copy_check(w->o->b, w->flag, err) < 0)
 		return -1;
 	/* an fd per level: as many as the deepest tree may need, within the
 	 * hard limit (past it, the open at that depth fails and says so) */
@@ -703,11 +699,7 @@ int brig_job_changes_json(const struct brig_job_root *r, const struct brig_job_c
 	};
 	const struct brig_job_changes w = {
 		.r = r,
-		.skip = o->skip,
-		.n_skip = o->n_skip,
-		.only = o->only,
-		.n_only = o->n_only,
-		.b = o->b,
+		.o = o,
 		.flag = FLAG,
 		.entry = json_entry,
 		.data = &s,

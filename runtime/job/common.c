@@ -284,11 +284,6 @@ void job_paths_free(struct job_paths *p)
 	*p = (struct job_paths){ 0 };
 }
 
-static int cmp_path(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* "/a//b/" as the walks say it: "a/b" (heap). */
 static char *walk_path(const char *d)
 {
@@ -310,7 +305,7 @@ void job_export_paths(const struct brig_job_opts *o, struct job_paths *out)
 	*out = (struct job_paths){ .v = brig_xcalloc(o->n_export_paths + 1, sizeof(*out->v)) };
 	for (size_t i = 0; i < o->n_export_paths; i++)
 		out->v[out->n++] = walk_path(o->export_paths[i]);
-	qsort(out->v, out->n, sizeof(*out->v), cmp_path);
+	qsort(out->v, out->n, sizeof(*out->v), brig_cmp_strp);
 	/* "/" is everything; a path that is another, or below one, adds
 	 * nothing (sorted, it comes after it, maybe not right after: "a.x"
 	 * sorts between "a" and "a/c") */
@@ -349,7 +344,7 @@ int job_mount_points(const struct job_run *run, struct job_paths *out, struct br
 	for (size_t i = 0; i < c->n_mounts; i++)
 		out->v[out->n++] = walk_path(c->mounts[i].destination);
 	brig_config_free(c);
-	qsort(out->v, out->n, sizeof(*out->v), cmp_path);
+	qsort(out->v, out->n, sizeof(*out->v), brig_cmp_strp);
 	return 0;
 }
 

@@ -389,11 +389,7 @@ int brig_job_export_tar(const struct brig_job_root *r, const struct brig_job_cha
 	struct tar t = { .r = r, .b = o->b, .fd = o->fd };
 	const struct brig_job_changes w = {
 		.r = r,
-		.skip = o->skip,
-		.n_skip = o->n_skip,
-		.only = o->only,
-		.n_only = o->n_only,
-		.b = o->b,
+		.o = o,
 		.flag = FLAG,
 		.entry = tar_entry,
 		.data = &t,

@@ -170,8 +170,12 @@ struct brig_job_change {
 	bool hidden;           /* deleted by an opaque directory above, not by a
 	                        * whiteout of its own */
 };
-struct brig_job_changes {
-	const struct brig_job_root *r; /* its upper and lower directories */
+/* What the change set is written to and how: @fd (the JSON: with -1, an
+ * array into *@array instead), the bounds (@b->limit: bytes written), the
+ * paths left out, and (--changes) the bytes hashed at most: a file past
+ * them has "sha256": null. */
+struct brig_job_changes_opts {
+	const struct brig_job_copy_bounds *b;
 	/* paths left out, with what is below them: the job's mount points,
 	 * brig's; sorted, without the leading '/' */
 	const char *const *skip;
@@ -180,8 +184,13 @@ struct brig_job_changes {
 	 * sorted, none below another, without the leading '/') */
 	const char *const *only;
 	size_t n_only;
-	const struct brig_job_copy_bounds *b;
-	const char *flag; /* in errors */
+	int fd;
+	uint64_t hash_limit;
+};
+struct brig_job_changes {
+	const struct brig_job_root *r;         /* its upper and lower directories */
+	const struct brig_job_changes_opts *o; /* the bounds, the paths left out */
+	const char *flag;                      /* in errors */
 	int (*entry)(void *data, const struct brig_job_change *c, struct brig_error *err);
 	void *data;
 };
@@ -189,19 +198,6 @@ int brig_job_changes_walk(const struct brig_job_changes *w, struct brig_error *e
 /* A host id of @r's upper layer as the job saw it: its range's, or the
  * overflow id (65534) for one outside it. */
 uint32_t brig_job_view_id(const struct brig_job_root *r, uint32_t id);
-/* What the change set is written to and how: @fd (the JSON: with -1, an
- * array into *@array instead), the bounds (@b->limit: bytes written), the
- * paths left out, and (--changes) the bytes hashed at most: a file past
- * them has "sha256": null. */
-struct brig_job_changes_opts {
-	const struct brig_job_copy_bounds *b;
-	const char *const *skip;
-	size_t n_skip;
-	const char *const *only;
-	size_t n_only;
-	int fd;
-	uint64_t hash_limit;
-};
 /* --changes: one JSON object per line into @o->fd, or an array. */
 int brig_job_changes_json(const struct brig_job_root *r, const struct brig_job_changes_opts *o,
                           char **array, struct brig_error *err);

@@ -17,6 +17,7 @@
 #include "util/fs.h"
 #include "util/id.h"
 #include "util/proc.h"
+#include "util/strbuf.h"
 
 #define STATE_FILE "state.json"
 #define STATE_MAX_BYTES (4u << 20)
@@ -139,11 +140,6 @@ int brig_store_lookup(struct brig_store *st, const char *id, enum brig_lock lock
 	return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 int brig_store_list(struct brig_store *st, char ***ids, size_t *n, struct brig_error *err)
 {
 	_cleanup_closedir_ DIR *d = NULL;
@@ -172,7 +168,7 @@ int brig_store_list(struct brig_store *st, char ***ids, size_t *n, struct brig_e
 		list[count++] = brig_xstrdup(de->d_name);
 	}
 	if (count)
-		qsort(list, count, sizeof(*list), cmp_str);
+		qsort(list, count, sizeof(*list), brig_cmp_strp);
 	*ids = list;
 	*n = count;
 	return 0;

@@ -85,3 +85,8 @@ void brig_strbuf_release(struct brig_strbuf *sb)
 	sb->buf = NULL;
 	sb->len = sb->alloc = 0;
 }
+
+int brig_cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}

@@ -25,4 +25,8 @@ void brig_strbuf_setlen(struct brig_strbuf *sb, size_t len);
 char *brig_strbuf_detach(struct brig_strbuf *sb);
 void brig_strbuf_release(struct brig_strbuf *sb);
 
+/* qsort()'s and bsearch()'s comparison of two elements of an array of
+ * strings (char *), by strcmp(). */
+int brig_cmp_strp(const void *a, const void *b);
+
 #endif
