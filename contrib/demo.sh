@@ -25,7 +25,7 @@ fi
 
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
-	libnftables-dev libnftnl-dev libc-ares-dev nettle-dev libarchive-dev busybox-static jq"
+	libnftables-dev libnftnl-dev libmnl-dev libc-ares-dev nettle-dev libarchive-dev busybox-static jq"
 ARGS='["sh","-c","echo hello from brig; uname -a"]'
 ID=brig-demo-$$
 

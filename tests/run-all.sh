@@ -55,7 +55,7 @@ fi
 
 APT_PACKAGES="build-essential autoconf automake libtool pkg-config git
 	libyajl-dev libseccomp-dev libcap-dev libselinux1-dev libsystemd-dev
-	libnftables-dev libnftnl-dev libc-ares-dev nettle-dev libarchive-dev nftables dnsmasq-base socat
+	libnftables-dev libnftnl-dev libmnl-dev libc-ares-dev nettle-dev libarchive-dev nftables dnsmasq-base socat
 	busybox-static jq clang libclang-rt-14-dev runc cppcheck clang-format shellcheck valgrind
 	qemu-system-x86 linux-image-amd64 uidmap man-db groff-base zsh bash-completion
 	podman conmon catatonit containerd python3-grpcio python3-protobuf protobuf-compiler numactl
