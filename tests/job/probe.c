@@ -32,6 +32,8 @@
  *   kexec_load       with no segments
  *   open_by_handle_at  a handle of / from name_to_handle_at
  *   mount-int80      mount("none", "/tmp", "tmpfs") through int 0x80
+ *   getpid-int80     getpid() through int 0x80 (whether the kernel has the
+ *                    32-bit entry at all: some refuse it, SIGSEGV)
  *   unix-socket      a unix socket bound at /tmp/probe.sock
  *
  * `probe segv` (alone) dies of a SIGSEGV, for the tests of a job that is
@@ -185,6 +187,15 @@ static int host_root(void)
 	return r;
 }
 
+/* getpid() through the 32-bit entry (i386's 20) */
+static long do_getpid_int80(void)
+{
+	long r;
+
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(20L) : "memory");
+	return r;
+}
+
 /* mount("none", "/tmp", "tmpfs") through the 32-bit entry (int 0x80):
  * the same call to the job's filter, under another architecture */
 static long do_mount_int80(void)
@@ -255,6 +266,8 @@ static long call(const char *name)
 		return do_open_by_handle_at();
 	if (!strcmp(name, "mount-int80"))
 		return do_mount_int80();
+	if (!strcmp(name, "getpid-int80"))
+		return do_getpid_int80();
 	if (!strcmp(name, "unix-socket"))
 		return do_unix_socket();
 	fprintf(stderr, "probe: unknown call %s\n", name);
