@@ -436,8 +436,12 @@ wait_exit() {
 # need_faults: the test needs BRIG_FAULT (runtime/util/fault.h), which only
 # a build configured with --enable-fault-injection has: skipped otherwise.
 need_faults() {
-	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null ||
-		skip "brig was built without --enable-fault-injection (CI's asan build has it)"
+	have_faults || skip "brig was built without --enable-fault-injection (CI's asan build has it)"
+}
+
+# have_faults: brig was built with fault injection (BRIG_FAULT).
+have_faults() {
+	grep -q '^#define BRIG_FAULTS 1' "$BRIG_BUILDDIR/config.h" 2>/dev/null
 }
 
 # proc_state PID: the one-letter state of PID (empty when there is none).
