@@ -2,15 +2,16 @@
 /*
  * A job's egress across its life (egress.h):
  *
- *   open     a slot (its addresses, its link's and table's names), the
- *            table, the veth pair, brig's end addressed and up, the
- *            resolver's socket on it, the job's resolv.conf
+ *   open     a slot (its addresses, its link's and chains' names), its
+ *            chains readied (egress_nft.c), the job's resolv.conf
  *   give     once the job's network namespace exists (before its process
- *            runs): the other end in it as eth0, addressed, up, routed
+ *            runs): the veth pair, brig's end addressed and up, the other
+ *            end in it as eth0, addressed, up, routed; the resolver's
+ *            socket on brig's end
  *   service  the resolver, from the runner's watch
- *   figures  the table's counters and sets, the resolver's, the link's bytes
- *   close    the link, the table, the slot: in a child of brig's that
- *            holds the slot until they are gone (egress_slot.c)
+ *   figures  the slot's counters and sets, the resolver's, the link's bytes
+ *   close    the link, the slot: in a child of brig's that holds the slot
+ *            until the link is gone (egress_slot.c)
  *
  * A slot (egress_slot.c) gives the job its link's name and addresses.
  */
@@ -71,7 +72,7 @@ struct brig_egress {
 	struct sockaddr_storage up[3]; /* the host's resolvers */
 	size_t n_up;
 	int netns; /* the job's, held so that its link outlives the job until close */
-	bool table, linked;
+	bool chains, linked;
 	bool member;                        /* a pool member's: no resolver until a claim */
 	struct brig_egress_figures figures; /* the result's, read at the end */
 	char *resolv_conf;                  /* heap: the job's resolv.conf, in its directory */
@@ -178,7 +179,7 @@ static int listen_on(struct brig_egress *e, struct brig_error *err)
 /* The resolver at brig's end, once it has its address. */
 static int resolve(struct brig_egress *e, struct brig_error *err)
 {
-	if (brig_egress_learn_open(&e->learner, err) < 0 || listen_on(e, err) < 0)
+	if (listen_on(e, err) < 0)
 		return -1;
 	e->dns = brig_egress_dns_new(e->listen, e->up, e->n_up, &e->rules, &e->sink, err);
 	return e->dns ? 0 : -1;
@@ -216,17 +217,49 @@ static void slot_addresses(struct brig_egress *e)
 	e->v6.prefix = 126;
 }
 
-static int make_table(struct brig_egress *e, struct brig_error *err)
+/* The slot's chains, sets and counters made (brig_egress_learn_ready
+ * found them missing), with the tables if they are not there either. */
+static int make_chains(struct brig_egress *e, const struct brig_egress_table *t,
+                       struct brig_error *err)
+{
+	_cleanup_close_ int lock = -1;
+	int have = brig_egress_learn_tables_exist(e->learner, err);
+
+	if (have == 0) {
+		/* made by one brig at a time, and never while the last slot
+		 * let go deletes them */
+		lock = brig_egress_slot_lock_tables(err);
+		if (lock < 0)
+			return -1;
+		have = brig_egress_learn_tables_exist(e->learner, err);
+	}
+	if (have < 0)
+		return -1;
+	return brig_egress_nft_slot(e->nft, t, have == 0, err);
+}
+
+/* The slot's chains made ready for the job: emptied if they are there
+ * (the slot's last job left them), else made; then the job's CIDR
+ * rules. */
+static int ready_chains(struct brig_egress *e, struct brig_error *err)
 {
 	struct brig_egress_table t = { .slot = e->slot.n,
 		                       .link = e->slot.link,
 		                       .rules = &e->rules };
+	int r;
 
 	memcpy(t.host, e->host, 4);
 	memcpy(t.job, e->job, 4);
 	memcpy(t.job6, e->v6.inside, 16);
-	e->table = true;
-	return brig_egress_nft_table(e->nft, &t, err);
+	e->chains = true;
+	if (!e->learner && brig_egress_learn_open(&e->learner, err) < 0)
+		return -1;
+	if (!e->nft)
+		brig_egress_nft_open(&e->nft);
+	r = brig_egress_learn_ready(e->learner, e->slot.n, err);
+	if (r == 1)
+		r = make_chains(e, &t, err);
+	return r < 0 ? -1 : brig_egress_nft_cidr(e->nft, &t, err);
 }
 
 /* A line of --audit for a denial: @what ("name", "address") @text. */
@@ -276,17 +309,16 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 
 	if (brig_error_is_set(err))
 		return -1;
-	if (brig_egress_nft_open(&e->nft, err) < 0 ||
-	    brig_egress_slot_claim(&e->slot, id, member, err) < 0)
+	if (brig_egress_slot_claim(&e->slot, id, member, err) < 0)
 		return -1;
 	if (brig_fault("egress.slot") < 0)
 		return brig_error_setp(err, errno, "egress slot %u", e->slot.n);
 	e->member = member;
 	slot_addresses(e);
-	if (e->slot.scrub && brig_egress_slot_scrub(e->nft, e->slot.n, err) < 0)
+	if (e->slot.scrub && brig_egress_slot_scrub(e->slot.n, err) < 0)
 		return brig_error_wrap(err, "egress slot %u", e->slot.n);
-	/* the table first: the link is never without it */
-	if (make_table(e, err) < 0 || forwarding(err) < 0)
+	/* the slot's chains first: the link is never without them */
+	if (ready_chains(e, err) < 0 || forwarding(err) < 0)
 		return -1;
 	if (brig_fault("egress.table") < 0)
 		return brig_error_setp(err, errno, "egress table %u", e->slot.n);
@@ -337,8 +369,8 @@ int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir,
 	e->netns = brig_netns_of(pidfd, pid, err);
 	if (e->netns < 0)
 		return -1;
-	/* the member's table, replaced whole by the claim's in one go */
-	if (brig_egress_nft_open(&e->nft, err) < 0 || make_table(e, err) < 0)
+	/* the member's chains, emptied and given the claim's CIDR rules */
+	if (ready_chains(e, err) < 0)
 		return -1;
 	return resolve(e, err);
 }
@@ -353,10 +385,9 @@ void brig_egress_member_gone(const char *id, const char *dir)
 	/* a member made without egress has no record; a claimer that removed
 	 * the slot's things unlinked its file */
 	if (member_slot(dir, &slot, &ignored) == 0 &&
-	    brig_egress_slot_lock_member(&e->slot, slot, id, false, &ignored) == 0 &&
-	    brig_egress_nft_open(&e->nft, &ignored) == 0) {
+	    brig_egress_slot_lock_member(&e->slot, slot, id, false, &ignored) == 0) {
 		slot_addresses(e);
-		e->linked = e->table = true;
+		e->linked = e->chains = true;
 	}
 	brig_error_release(&ignored);
 	if (brig_egress_close(e, &ignored) < 0)
@@ -445,16 +476,16 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 	if (e->listen >= 0)
 		close(e->listen);
 	/* brig's hold on the job's namespace first: it dies and takes the
-	 * link with it (brig_egress_slot_end).  The link goes before the
-	 * tables.
+	 * link with it (brig_egress_slot_end).  The slot's chains stay, for
+	 * its next job, and filter the link as long as it is there.
 	 * Nothing of the job is left to send meanwhile: its processes are
 	 * gone (a claimed member's init, brig's own code, only reports), and
-	 * a socket it left closing retransmits only within a flow the table
+	 * a socket it left closing retransmits only within a flow the chains
 	 * had let through. */
 	if (e->netns >= 0)
 		close(e->netns);
-	if (e->table || e->linked)
-		r = brig_egress_slot_end(&e->slot, e->nft, err);
+	if (e->chains || e->linked)
+		r = brig_egress_slot_end(&e->slot, err);
 	else
 		brig_egress_slot_release(&e->slot);
 	brig_egress_nft_free(e->nft);

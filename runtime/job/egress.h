@@ -9,19 +9,22 @@
  *                   match, forwards those upstream, and allows the answers'
  *                   addresses for their TTL (c-ares, loaded with dlopen(),
  *                   parses the names and the answers)
- *   egress_nft.c    the job's nftables table (libnftables): what leaves the
- *                   job's link, what is counted, what is masqueraded
- *   egress_learn.c  an answer's addresses into the table's sets, and the
- *                   result's figures out of it (libnftnl)
- *   egress_slot.c   the slots: a job's link, tables and addresses are its
+ *   egress_nft.c    the egress tables and a slot's chains in them
+ *                   (libnftables): what leaves the job's link, what is
+ *                   counted, what is masqueraded
+ *   egress_learn.c  a slot's chains readied for a job, an answer's
+ *                   addresses into its sets, and the result's figures out
+ *                   of them (libnftnl)
+ *   egress_slot.c   the slots: a job's link, chains and addresses are its
  *                   slot's; taken, let go, ended (by a child of brig's),
- *                   and what a dead brig left (gc)
+ *                   and what a dead brig left (gc); the last let go takes
+ *                   the tables with it
  *   egress.c        a job's egress across its life: its slot, its link
- *                   (linux/veth.h), its table, its resolver, its figures
+ *                   (linux/veth.h), its chains, its resolver, its figures
  *
  * The job has a network namespace of its own with lo and eth0, one end of
  * a veth pair whose other end is in brig's namespace; brig routes and
- * masquerades what its table lets through.  The job has no capability in
+ * masquerades what its slot's chains let through.  The job has no capability in
  * brig's namespace and cannot change any of it.
  */
 #ifndef BRIG_JOB_EGRESS_H
@@ -96,6 +99,10 @@ bool brig_egress_never6(const uint8_t a[16]);
 bool brig_egress_learnable4(const uint8_t a[4]);
 bool brig_egress_learnable6(const uint8_t a[16]);
 
+/* The egress tables' name (inet and arp): one pair for every slot of a
+ * network namespace (egress_nft.c). */
+#define BRIG_EGRESS_TABLE "brig_egress"
+
 /* The network the links' addresses come from: one /30 per slot. */
 #define BRIG_EGRESS_NET_A 10
 #define BRIG_EGRESS_NET_B 213 /* 10.213.0.0/16 */
@@ -125,17 +132,22 @@ int brig_egress_slot_claim(struct brig_egress_slot *s, const char *id, bool memb
 int brig_egress_slot_lock_member(struct brig_egress_slot *s, unsigned slot, const char *id,
                                  bool alive, struct brig_error *err);
 /* What a dead owner of slot @slot left in this network namespace (its
- * link, the link's other end, its tables): gone. */
-int brig_egress_slot_scrub(struct brig_egress_nft *nft, unsigned slot, struct brig_error *err);
+ * link, the link's other end): gone.  Its chains stay for the slot's next
+ * job, which empties them, or go with the tables. */
+int brig_egress_slot_scrub(unsigned slot, struct brig_error *err);
 /* The slot let go: its file unlinked (while still locked: whoever opened
- * it meanwhile sees so), and the directories if it was the last. */
+ * it meanwhile sees so); if it was the last, the tables and the
+ * directories with it. */
 void brig_egress_slot_release(struct brig_egress_slot *s);
-/* The end of a job's slot: its link and tables removed, then the slot let
- * go, by a child of brig's that brig does not wait for (egress_slot.c);
- * with @nft (brig's context, or NULL) if no child can be made.  What
- * cannot be removed is left to the slot's next owner or to gc. */
-int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_egress_nft *nft,
-                         struct brig_error *err);
+/* The end of a job's slot: its link removed, then the slot let go, by a
+ * child of brig's that brig does not wait for (egress_slot.c); by brig
+ * if no child can be made.  What cannot be removed is left to the slot's
+ * next owner or to gc. */
+int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_error *err);
+/* The slots' directory, locked so that no slot is taken or let go the
+ * last meanwhile: for making the tables, which nobody else makes or
+ * deletes while it is held.  Its fd (close it), or -1. */
+int brig_egress_slot_lock_tables(struct brig_error *err);
 
 /* ---------------------------------------------------------- egress_dns.c */
 
@@ -227,15 +239,12 @@ int brig_egress_dns_on_answer(struct brig_egress_dns *d, const uint8_t *q, size_
 
 struct brig_egress_nft;
 
-/* A libnftables context (the library loaded on first use). */
-int brig_egress_nft_open(struct brig_egress_nft **out, struct brig_error *err);
+/* A libnftables context (the library loaded, and the context made, by
+ * its first command). */
+void brig_egress_nft_open(struct brig_egress_nft **out);
 void brig_egress_nft_free(struct brig_egress_nft *n);
-/* In a child of brig's whose fds are closed: the library's context (its
- * socket among them) is the parent's, never used or freed here; the next
- * brig_egress_nft_open() makes one of the child's own. */
-void brig_egress_nft_forget(void);
 
-/* What the table of a slot is made from. */
+/* What a slot's chains are made from. */
 struct brig_egress_table {
 	unsigned slot;
 	const char *link;                      /* brig's end of the job's link */
@@ -245,17 +254,21 @@ struct brig_egress_table {
 	const struct brig_egress_rules *rules; /* its CIDR rules; NULL: none */
 };
 
-/* The slot's table, made anew (one left by a dead job of the slot goes). */
-int brig_egress_nft_table(struct brig_egress_nft *n, const struct brig_egress_table *t,
-                          struct brig_error *err);
+/* The slot's chains, sets and counters, made anew (whatever of them a
+ * dead job of the slot left goes), with no CIDR rule; with @make_tables,
+ * the tables first (the caller holds brig_egress_slot_lock_tables). */
+int brig_egress_nft_slot(struct brig_egress_nft *n, const struct brig_egress_table *t,
+                         bool make_tables, struct brig_error *err);
+/* The job's CIDR rules, into the slot's chain for them (emptied first:
+ * brig_egress_learn_ready). */
+int brig_egress_nft_cidr(struct brig_egress_nft *n, const struct brig_egress_table *t,
+                         struct brig_error *err);
 struct brig_egress_figures {
 	uint64_t allowed;                               /* new flows let through */
 	uint64_t dropped;                               /* packets dropped */
 	char *denied_addresses[BRIG_EGRESS_ADDRS_KEPT]; /* heap */
 	size_t n_denied_addresses;
 };
-/* The slot's table gone; none there is no error. */
-int brig_egress_nft_remove(struct brig_egress_nft *n, unsigned slot, struct brig_error *err);
 
 /* ---------------------------------------------------------- egress_learn.c */
 
@@ -264,13 +277,21 @@ struct brig_egress_learn;
 /* A netfilter socket for the learned sets (libnftnl loaded on first use). */
 int brig_egress_learn_open(struct brig_egress_learn **out, struct brig_error *err);
 void brig_egress_learn_free(struct brig_egress_learn *l);
+/* Slot @slot's chains readied for a new job: its learned and denied sets
+ * and its CIDR rules emptied, its counters zeroed.  1 when the tables or
+ * the slot's chains are not there (brig_egress_nft_slot makes them). */
+int brig_egress_learn_ready(struct brig_egress_learn *l, unsigned slot, struct brig_error *err);
+/* Whether the tables are there: 1 or 0. */
+int brig_egress_learn_tables_exist(struct brig_egress_learn *l, struct brig_error *err);
+/* The tables gone, with every slot's chains; none there is no error. */
+int brig_egress_learn_drop_tables(struct brig_egress_learn *l, struct brig_error *err);
 /* The IPv4 address @addr (IPv6 is not routed) allowed on @port (0: any)
- * for @ttl seconds in slot @slot's table; with @replace the element is
+ * for @ttl seconds in slot @slot's sets; with @replace the element is
  * there already and its timeout is renewed (deleted and added in one
  * transaction). */
 int brig_egress_learn(struct brig_egress_learn *l, unsigned slot, const uint8_t addr[4],
                       uint16_t port, uint32_t ttl, bool replace, struct brig_error *err);
-/* Slot @slot's table's figures, asked of that table alone. */
+/* Slot @slot's figures, asked of its own counters and sets alone. */
 int brig_egress_learn_figures(struct brig_egress_learn *l, unsigned slot,
                               struct brig_egress_figures *f, struct brig_error *err);
 
@@ -281,7 +302,7 @@ struct brig_result_egress;
 
 /*
  * The egress of job @id up to its link: the rules of @allow parsed, a
- * slot taken (its file says @id), its table made, and the job's
+ * slot taken (its file says @id), its chains readied, and the job's
  * resolv.conf written in its directory (@dirfd, @dir); with @member (a
  * pool's) the slot is recorded there too (the file "egress"), and no
  * resolver runs until a claim.  *@out is set even on failure: close it.
@@ -293,14 +314,14 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
  * A claim of pool member @id (its directory @dir) made with --network
  * egress: the member's slot (its record in @dir, the slot's file saying
  * it is @id's, its link there), its network namespace held (its init's,
- * @pidfd/@pid), the member's table replaced by one with
- * the rules of @allow, and the resolver at brig's end.  *@out is set even
+ * @pidfd/@pid), the member's chains emptied and given the CIDR rules of
+ * @allow, and the resolver at brig's end.  *@out is set even
  * on failure: close it.
  */
 int brig_egress_claim(struct brig_egress **out, const char *id, const char *dir, int pidfd,
                       pid_t pid, const char *const *allow, size_t n_allow, struct brig_error *err);
-/* Pool member @id (its directory @dir) is gone: its link, its table,
- * its slot, if the slot is still its own. */
+/* Pool member @id (its directory @dir) is gone: its link, its slot, if
+ * the slot is still its own. */
 void brig_egress_member_gone(const char *id, const char *dir);
 /* The host path of the job's resolv.conf (bound over /etc/resolv.conf). */
 const char *brig_egress_resolv_conf(const struct brig_egress *e);
@@ -319,10 +340,11 @@ int brig_egress_result(struct brig_egress *e, struct brig_result_egress *r, stru
 struct brig_job_audit;
 void brig_egress_audit(struct brig_egress *e, struct brig_job_audit *audit);
 /* Everything of the job's egress gone (NULL: nothing): the resolver now,
- * the link and the tables by a child of brig's that holds the slot until
- * they are (brig does not wait for it: call this last, once brig's
- * mounts are gone); what could not be removed is left to the slot's next
- * owner or to gc. */
+ * the link by a child of brig's that holds the slot until it is (brig
+ * does not wait for it: call this last, once brig's mounts are gone),
+ * the slot's chains left for its next job (the last slot takes the tables
+ * with it); what could not be removed is left to the slot's next owner or
+ * to gc. */
 int brig_egress_close(struct brig_egress *e, struct brig_error *err);
 /* What dead brigs' jobs left of their egress in this network namespace;
  * with @wait, once the slots being ended now are (brig_egress_close), or

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The job's table while it runs and after (egress.h), through libnftnl
- * on a netfilter socket of brig's own: the resolver's answers into a
- * learned set (an element added, or renewed, by one nf_tables batch),
- * and the result's figures (the counters, the denied sets), each asked of
- * this table alone.  libnftables would parse a command and dump every
- * table of the namespace each time (its cache): an element took 0.4 ms
- * alone, 2.8 ms beside 60 other jobs' tables, and 64 jobs at once spent
- * minutes reading their counters.  libnftnl is loaded with dlopen() on
- * first use.
+ * A slot's part of the egress table (egress.h, egress_nft.c) while a job
+ * has it, through libnftnl on a netfilter socket of brig's own: made
+ * ready for a new job (its sets and CIDR rules emptied, its counters
+ * zeroed, in one nf_tables batch and two gets), the resolver's answers
+ * into its learned sets (an element added, or renewed, by one batch), and
+ * the result's figures (the counters, the denied sets), each asked of
+ * this slot's objects alone; and the tables' existence and end.
+ * libnftables would parse a command and dump every object of the table
+ * each time (its cache): an element took 0.4 ms alone, 2.8 ms beside 60
+ * other jobs' tables, and 64 jobs at once spent minutes reading their
+ * counters.  libnftnl is loaded with dlopen() on first use.
  */
 #include "config.h"
 #include "job/egress.h"
@@ -17,7 +19,9 @@
 #include <errno.h>
 #include <libnftnl/common.h>
 #include <libnftnl/object.h>
+#include <libnftnl/rule.h>
 #include <libnftnl/set.h>
+#include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nf_tables.h>
 #include <linux/netlink.h>
@@ -32,6 +36,15 @@
 #include "util/error.h"
 
 #define NFTNL_FUNCS(X)                         \
+	X(nftnl_table_alloc)                   \
+	X(nftnl_table_free)                    \
+	X(nftnl_table_set_str)                 \
+	X(nftnl_table_nlmsg_build_payload)     \
+	X(nftnl_rule_alloc)                    \
+	X(nftnl_rule_free)                     \
+	X(nftnl_rule_set_str)                  \
+	X(nftnl_rule_set_u32)                  \
+	X(nftnl_rule_nlmsg_build_payload)      \
 	X(nftnl_set_alloc)                     \
 	X(nftnl_set_free)                      \
 	X(nftnl_set_set_str)                   \
@@ -107,21 +120,37 @@ void brig_egress_learn_free(struct brig_egress_learn *l)
 	free(l);
 }
 
-/* The set @name of table brig_e<slot> with one element, @key of @len
- * bytes, timing out after @ttl seconds (0: no timeout attribute). */
+/* The name of slot @slot's object @what: "s<slot>_<what>". */
+static const char *slot_object(char out[32], unsigned slot, const char *what)
+{
+	snprintf(out, 32, "s%u_%s", slot, what);
+	return out;
+}
+
+/* Slot @slot's set @name, with no element yet. */
+static struct nftnl_set *slot_set(unsigned slot, const char *name)
+{
+	struct nftnl_set *s = lib.nftnl_set_alloc();
+	char set[32];
+
+	if (!s)
+		brig_oom();
+	lib.nftnl_set_set_str(s, NFTNL_SET_TABLE, BRIG_EGRESS_TABLE);
+	lib.nftnl_set_set_str(s, NFTNL_SET_NAME, slot_object(set, slot, name));
+	lib.nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
+	return s;
+}
+
+/* Slot @slot's set @name with one element, @key of @len bytes, timing
+ * out after @ttl seconds (0: no timeout attribute). */
 static struct nftnl_set *one_element(unsigned slot, const char *name, const void *key, size_t len,
                                      uint32_t ttl)
 {
-	struct nftnl_set *s = lib.nftnl_set_alloc();
+	struct nftnl_set *s = slot_set(slot, name);
 	struct nftnl_set_elem *e = lib.nftnl_set_elem_alloc();
-	char table[32];
 
-	if (!s || !e)
+	if (!e)
 		brig_oom();
-	snprintf(table, sizeof(table), "brig_e%u", slot);
-	lib.nftnl_set_set_str(s, NFTNL_SET_TABLE, table);
-	lib.nftnl_set_set_str(s, NFTNL_SET_NAME, name);
-	lib.nftnl_set_set_u32(s, NFTNL_SET_FAMILY, NFPROTO_INET);
 	lib.nftnl_set_elem_set(e, NFTNL_SET_ELEM_KEY, key, (uint32_t)len);
 	if (ttl)
 		lib.nftnl_set_elem_set_u64(e, NFTNL_SET_ELEM_TIMEOUT, (uint64_t)ttl * 1000);
@@ -245,29 +274,29 @@ static void on_counter(const struct nlmsghdr *h, void *arg)
 	lib.nftnl_obj_free(o);
 }
 
-/* The packets counted by counter @name of slot @slot's table. */
-static int counter(struct brig_egress_learn *l, unsigned slot, const char *name, uint64_t *packets,
-                   struct brig_error *err)
+/* The packets counted by slot @slot's counter @name; with @reset, the
+ * counter zeroed as it is read. */
+static int counter(struct brig_egress_learn *l, unsigned slot, const char *name, bool reset,
+                   uint64_t *packets, struct brig_error *err)
 {
 	struct nftnl_obj *o = lib.nftnl_obj_alloc();
-	char buf[512], table[32];
+	char buf[512], object[32];
 	struct nlmsghdr *h;
 	int r;
 
 	if (!o)
 		brig_oom();
-	snprintf(table, sizeof(table), "brig_e%u", slot);
-	lib.nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, table);
-	lib.nftnl_obj_set_str(o, NFTNL_OBJ_NAME, name);
+	lib.nftnl_obj_set_str(o, NFTNL_OBJ_TABLE, BRIG_EGRESS_TABLE);
+	lib.nftnl_obj_set_str(o, NFTNL_OBJ_NAME, slot_object(object, slot, name));
 	lib.nftnl_obj_set_u32(o, NFTNL_OBJ_TYPE, NFT_OBJECT_COUNTER);
-	h = lib.nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETOBJ, NFPROTO_INET, NLM_F_ACK, ++l->seq);
+	h = lib.nftnl_nlmsg_build_hdr(buf, reset ? NFT_MSG_GETOBJ_RESET : NFT_MSG_GETOBJ,
+	                              NFPROTO_INET, NLM_F_ACK, ++l->seq);
 	lib.nftnl_obj_nlmsg_build_payload(h, o);
 	lib.nftnl_obj_free(o);
 	*packets = 0;
 	r = ask(l, h, false, on_counter, packets);
 	if (r < 0)
-		return brig_error_setp(err, -r, "nftables: counter \"%s\" of table \"%s\"", name,
-		                       table);
+		return brig_error_setp(err, -r, "nftables: counter \"%s\"", object);
 	return 0;
 }
 
@@ -305,39 +334,132 @@ static void on_elements(const struct nlmsghdr *h, void *arg)
 	lib.nftnl_set_free(s);
 }
 
-/* The addresses in set @name (of @family's) of slot @slot's table. */
+/* The addresses in slot @slot's set @name (of @family's). */
 static int elements(struct brig_egress_learn *l, unsigned slot, const char *name, int family,
                     struct brig_egress_figures *f, struct brig_error *err)
 {
-	struct nftnl_set *s = lib.nftnl_set_alloc();
+	struct nftnl_set *s = slot_set(slot, name);
 	struct elements el = { .family = family, .f = f };
-	char buf[512], table[32];
+	char buf[512];
 	struct nlmsghdr *h;
 	int r;
 
-	if (!s)
-		brig_oom();
-	snprintf(table, sizeof(table), "brig_e%u", slot);
-	lib.nftnl_set_set_str(s, NFTNL_SET_TABLE, table);
-	lib.nftnl_set_set_str(s, NFTNL_SET_NAME, name);
 	h = lib.nftnl_nlmsg_build_hdr(buf, NFT_MSG_GETSETELEM, NFPROTO_INET, NLM_F_DUMP | NLM_F_ACK,
 	                              ++l->seq);
 	lib.nftnl_set_elems_nlmsg_build_payload(h, s);
 	lib.nftnl_set_free(s);
 	r = ask(l, h, true, on_elements, &el);
 	if (r < 0)
-		return brig_error_setp(err, -r, "nftables: set \"%s\" of table \"%s\"", name,
-		                       table);
+		return brig_error_setp(err, -r, "nftables: set \"s%u_%s\"", slot, name);
 	return 0;
 }
 
 int brig_egress_learn_figures(struct brig_egress_learn *l, unsigned slot,
                               struct brig_egress_figures *f, struct brig_error *err)
 {
-	if (counter(l, slot, "allowed", &f->allowed, err) < 0 ||
-	    counter(l, slot, "dropped", &f->dropped, err) < 0 ||
+	if (counter(l, slot, "allowed", false, &f->allowed, err) < 0 ||
+	    counter(l, slot, "dropped", false, &f->dropped, err) < 0 ||
 	    elements(l, slot, "denied", AF_INET, f, err) < 0 ||
 	    elements(l, slot, "denied6", AF_INET6, f, err) < 0)
 		return -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------- a slot readied */
+
+int brig_egress_learn_ready(struct brig_egress_learn *l, unsigned slot, struct brig_error *err)
+{
+	static const char *const sets[] = { "learned", "learned_port", "denied", "denied6" };
+	struct nftnl_rule *rule = lib.nftnl_rule_alloc();
+	char buf[4096], chain[32];
+	struct nlmsghdr *h;
+	uint64_t ignored;
+	size_t len = 0;
+	int r;
+
+	if (!rule)
+		brig_oom();
+	len += NLMSG_ALIGN(lib.nftnl_batch_begin(buf, ++l->seq)->nlmsg_len);
+	/* a set's elements deleted with no element named: the set flushed */
+	for (size_t i = 0; i < ARRAY_SIZE(sets); i++)
+		append(l, buf, &len, NFT_MSG_DELSETELEM, 0, slot_set(slot, sets[i]));
+	/* a chain's rules deleted with no rule named: the chain flushed */
+	lib.nftnl_rule_set_str(rule, NFTNL_RULE_TABLE, BRIG_EGRESS_TABLE);
+	lib.nftnl_rule_set_str(rule, NFTNL_RULE_CHAIN, slot_object(chain, slot, "cidr"));
+	lib.nftnl_rule_set_u32(rule, NFTNL_RULE_FAMILY, NFPROTO_INET);
+	h = lib.nftnl_nlmsg_build_hdr(buf + len, NFT_MSG_DELRULE, NFPROTO_INET, NLM_F_ACK,
+	                              ++l->seq);
+	lib.nftnl_rule_nlmsg_build_payload(h, rule);
+	lib.nftnl_rule_free(rule);
+	len += NLMSG_ALIGN(h->nlmsg_len);
+	len += NLMSG_ALIGN(lib.nftnl_batch_end(buf + len, ++l->seq)->nlmsg_len);
+	r = exchange(l, buf, len, (int)ARRAY_SIZE(sets) + 1, 0, false, NULL, NULL);
+	if (r == -ENOENT)
+		return 1;
+	if (r < 0)
+		return brig_error_setp(err, -r, "nftables: ready slot %u's sets and rules", slot);
+	for (const char *const *c = (const char *const[]){ "allowed", "dropped", NULL }; *c; c++)
+		if (counter(l, slot, *c, true, &ignored, err) < 0) {
+			if (err->errnum != ENOENT)
+				return -1;
+			brig_error_release(err);
+			return 1;
+		}
+	return 0;
+}
+
+/* ---------------------------------------------------------- the tables */
+
+static void ignore_reply(const struct nlmsghdr *h, void *arg)
+{
+	(void)h;
+	(void)arg;
+}
+
+/* The table of family @family: a get (@type NFT_MSG_GETTABLE) or its
+ * deletion (NFT_MSG_DELTABLE, in a batch of its own).  0 or -errno. */
+static int table_msg(struct brig_egress_learn *l, uint16_t type, int family)
+{
+	struct nftnl_table *t = lib.nftnl_table_alloc();
+	char buf[512];
+	size_t len = 0;
+	struct nlmsghdr *h;
+	bool batch = type != NFT_MSG_GETTABLE;
+
+	if (!t)
+		brig_oom();
+	lib.nftnl_table_set_str(t, NFTNL_TABLE_NAME, BRIG_EGRESS_TABLE);
+	if (batch)
+		len += NLMSG_ALIGN(lib.nftnl_batch_begin(buf, ++l->seq)->nlmsg_len);
+	h = lib.nftnl_nlmsg_build_hdr(buf + len, type, (uint16_t)family, NLM_F_ACK, ++l->seq);
+	lib.nftnl_table_nlmsg_build_payload(h, t);
+	lib.nftnl_table_free(t);
+	len += NLMSG_ALIGN(h->nlmsg_len);
+	if (!batch)
+		return ask(l, h, false, ignore_reply, NULL);
+	len += NLMSG_ALIGN(lib.nftnl_batch_end(buf + len, ++l->seq)->nlmsg_len);
+	return exchange(l, buf, len, 1, 0, false, NULL, NULL);
+}
+
+int brig_egress_learn_tables_exist(struct brig_egress_learn *l, struct brig_error *err)
+{
+	int r = table_msg(l, NFT_MSG_GETTABLE, NFPROTO_INET);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return brig_error_setp(err, -r, "nftables: table \"%s\"", BRIG_EGRESS_TABLE);
+	return 1;
+}
+
+int brig_egress_learn_drop_tables(struct brig_egress_learn *l, struct brig_error *err)
+{
+	for (const int *f = (const int[]){ NFPROTO_INET, NFPROTO_ARP, -1 }; *f >= 0; f++) {
+		int r = table_msg(l, NFT_MSG_DELTABLE, *f);
+
+		if (r < 0 && r != -ENOENT)
+			return brig_error_setp(err, -r, "nftables: delete table \"%s\"",
+			                       BRIG_EGRESS_TABLE);
+	}
 	return 0;
 }

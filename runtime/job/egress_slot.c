@@ -7,12 +7,18 @@
  * brig's network namespace with its other end given away (a job's or a
  * pool member's namespace holds it; it goes when that namespace does).
  * Whoever locks a slot that is not taken so removes what a dead owner
- * left of it (its tables, a link never given away): the next brig that
- * takes it, or brig job --gc.  The directory is one for every state root,
- * and one for each network namespace (<ns>: the inode of brig's), as
- * links and tables are: a brig in another namespace would see a member's
- * link nowhere and take its slot for a dead one's.  Whoever lets the last
- * slot go removes the directory.
+ * left of it (a link never given away): the next brig that takes it, or
+ * brig job --gc.  The directory is one for every state root, and one for
+ * each network namespace (<ns>: the inode of brig's), as links and tables
+ * are: a brig in another namespace would see a member's link nowhere and
+ * take its slot for a dead one's.
+ *
+ * The egress tables (egress_nft.c) are there while any slot is: a slot's
+ * chains stay in them for its next job.  Whoever lets the last slot go
+ * deletes them, then removes the directory.  The directory's own lock
+ * orders that: a taker holds it shared until its slot's file is there,
+ * whoever makes the tables or deletes them (finding no slot file) holds
+ * it alone.  So the tables are never deleted under a job that has a slot.
  */
 #include "config.h"
 #include "job/egress.h"
@@ -27,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +42,7 @@
 #include "util/cleanup.h"
 #include "util/error.h"
 #include "util/fault.h"
+#include "util/log.h"
 
 #define SLOT_DIR "/run/brig-egress"
 
@@ -63,14 +69,14 @@ static bool slot_in_use(unsigned slot)
 	return brig_link_exists(link) && !brig_link_exists(peer);
 }
 
-int brig_egress_slot_scrub(struct brig_egress_nft *nft, unsigned slot, struct brig_error *err)
+int brig_egress_slot_scrub(unsigned slot, struct brig_error *err)
 {
 	char link[16], peer[16];
 
 	slot_names(slot, link, peer);
 	if (brig_link_delete(peer, err) < 0 || brig_link_delete(link, err) < 0)
 		return -1;
-	return brig_egress_nft_remove(nft, slot, err);
+	return 0;
 }
 
 /* Whether @fd is still the file named @name in @dirfd (not unlinked by
@@ -97,8 +103,8 @@ static const char *slot_dir(void)
 }
 
 /* The slots' directory, made with @make.  Whoever lets the last slot go
- * removes it (drop_slot_dirs): one made a moment ago may be gone again,
- * and is made anew. */
+ * removes it (last_out): one made a moment ago may be gone again, and is
+ * made anew. */
 static int open_slot_dir(bool make, struct brig_error *err)
 {
 	for (int tries = 0;; tries++) {
@@ -118,28 +124,105 @@ static int open_slot_dir(bool make, struct brig_error *err)
 	}
 }
 
-/* The slots' directory and /run/brig-egress, if no slot is left in them:
- * a network namespace's directory would otherwise outlive it. */
-static void drop_slot_dirs(void)
+/* Lock @fd with @op (flock(2)'s LOCK_SH or LOCK_EX) within @ms
+ * milliseconds. */
+static bool flock_within(int fd, int op, int ms)
 {
-	if (rmdir(slot_dir()) == 0)
-		rmdir(SLOT_DIR);
+	for (int i = 0; flock(fd, op | LOCK_NB) < 0; i++) {
+		if (errno != EWOULDBLOCK || i >= ms)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/* Whether the directory @fd is still the slots' directory (not removed
+ * with the last slot since it was opened). */
+static bool dir_still_there(int fd)
+{
+	struct stat a, b;
+
+	return fstat(fd, &a) == 0 && stat(slot_dir(), &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* The slots' directory, made with @make, locked with @op within 5 s
+ * (see above: held for a moment at most). */
+static int lock_slot_dir(bool make, int op, struct brig_error *err)
+{
+	for (int tries = 0; tries < 10; tries++) {
+		int fd = open_slot_dir(make, err);
+
+		if (fd < 0)
+			return -1;
+		if (!flock_within(fd, op, 5000)) {
+			brig_error_setp(err, errno == EWOULDBLOCK ? ETIMEDOUT : errno,
+			                "lock \"%s\"", slot_dir());
+			close(fd);
+			return -1;
+		}
+		if (dir_still_there(fd))
+			return fd;
+		close(fd);
+	}
+	return brig_error_set(err, "\"%s\": removed as often as made", slot_dir());
+}
+
+int brig_egress_slot_lock_tables(struct brig_error *err)
+{
+	return lock_slot_dir(false, LOCK_EX, err);
+}
+
+/* Whether the directory @fd holds no slot's file. */
+static bool no_slot_left(int fd)
+{
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+	int copy = dup(fd);
+
+	if (copy < 0 || !(d = fdopendir(copy))) {
+		if (copy >= 0)
+			close(copy);
+		return false;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			return false;
+	return true;
+}
+
+/* If no slot is left: the tables deleted, then the slots' directory and
+ * /run/brig-egress removed (a network namespace's directory would
+ * otherwise outlive it).  What cannot be deleted stays for gc. */
+static void last_out(void)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	struct brig_egress_learn *l = NULL;
+	_cleanup_close_ int fd = lock_slot_dir(false, LOCK_EX, &err);
+
+	if (fd >= 0 && no_slot_left(fd)) {
+		if (brig_egress_learn_open(&l, &err) < 0 ||
+		    brig_egress_learn_drop_tables(l, &err) < 0)
+			brig_debug("egress tables: %s", err.msg);
+		else if (rmdir(slot_dir()) == 0)
+			rmdir(SLOT_DIR);
+	}
+	brig_egress_learn_free(l);
+	brig_error_release(&err);
 }
 
 int brig_egress_slot_claim(struct brig_egress_slot *s, const char *id, bool member,
                            struct brig_error *err)
 {
 	_cleanup_free_ char *owner = brig_xasprintf("%s%s", member ? OWNER_MEMBER : OWNER_JOB, id);
-	_cleanup_close_ int dirfd = open_slot_dir(true, err);
-	uint32_t start = 0;
+	/* shared until the slot's file is there (see above) */
+	_cleanup_close_ int dirfd = lock_slot_dir(true, LOCK_SH, err);
 	int again = 0;
 
 	if (dirfd < 0)
 		return -1;
-	if (getrandom(&start, sizeof(start), 0) != sizeof(start))
-		start = (uint32_t)getpid();
-	for (unsigned i = 0; i < BRIG_EGRESS_SLOTS; i++) {
-		unsigned n = (start + i) % BRIG_EGRESS_SLOTS;
+	/* the lowest free: its chains are likely there, from its last job */
+	for (unsigned n = 0; n < BRIG_EGRESS_SLOTS; n++) {
 		char name[16];
 		int fd;
 
@@ -150,12 +233,12 @@ int brig_egress_slot_claim(struct brig_egress_slot *s, const char *id, bool memb
 		if (fd < 0 && errno == EEXIST)
 			fd = openat(dirfd, name, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0 && errno == ENOENT && again++ < 10) {
-			/* the directory went with the last slot (drop_slot_dirs) */
+			/* the directory went with the last slot (last_out) */
 			close(dirfd);
-			dirfd = open_slot_dir(true, err);
+			dirfd = lock_slot_dir(true, LOCK_SH, err);
 			if (dirfd < 0)
 				return -1;
-			i--;
+			n--;
 			continue;
 		}
 		if (fd < 0)
@@ -190,7 +273,7 @@ void brig_egress_slot_release(struct brig_egress_slot *s)
 		unlinkat(dirfd, name, 0);
 	close(s->fd);
 	s->fd = -1;
-	drop_slot_dirs();
+	last_out();
 }
 
 int brig_egress_slot_lock_member(struct brig_egress_slot *s, unsigned slot, const char *id,
@@ -212,11 +295,8 @@ int brig_egress_slot_lock_member(struct brig_egress_slot *s, unsigned slot, cons
 		return brig_error_setp(err, errno, "egress slot %u", slot);
 	s->fd = fd;
 	/* gc holds it for a moment at most */
-	for (int i = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; i++) {
-		if (errno != EWOULDBLOCK || i == 100)
-			return brig_error_setp(err, errno, "lock egress slot %u", slot);
-		usleep(1000);
-	}
+	if (!flock_within(fd, LOCK_EX, 100))
+		return brig_error_setp(err, errno, "lock egress slot %u", slot);
 	n = pread(fd, owner, sizeof(owner) - 1, 0);
 	owner[n > 0 ? n : 0] = '\0';
 	if (!still_named(dirfd, name, fd) || strcmp(owner, want) || (alive && !slot_in_use(slot)))
@@ -224,25 +304,19 @@ int brig_egress_slot_lock_member(struct brig_egress_slot *s, unsigned slot, cons
 	return 0;
 }
 
-/* What the job had of its slot removed: the link (the job's end with it),
- * then the tables, which nothing reaches once the link is gone; then the
- * slot is let go.  What fails stays in the slot, for its next owner or gc.
- * @nft: brig's context, or NULL for one of its own. */
-static int end_slot(struct brig_egress_slot *s, struct brig_egress_nft *nft, struct brig_error *err)
+/* What the job had of its slot removed: the link (the job's end with
+ * it); then the slot is let go, its chains left for its next job (the
+ * last slot let go takes the tables with it).  What fails stays in the
+ * slot, for its next owner or gc. */
+static int end_slot(struct brig_egress_slot *s, struct brig_error *err)
 {
-	struct brig_egress_nft *own = NULL;
-	int r = 0;
-
-	if ((!nft && brig_egress_nft_open(&own, err) < 0) ||
-	    brig_egress_slot_scrub(nft ? nft : own, s->n, err) < 0) {
+	if (brig_egress_slot_scrub(s->n, err) < 0) {
 		close(s->fd);
 		s->fd = -1;
-		r = -1;
-	} else {
-		brig_egress_slot_release(s);
+		return -1;
 	}
-	brig_egress_nft_free(own);
-	return r;
+	brig_egress_slot_release(s);
+	return 0;
 }
 
 /* end_slot() in a child of brig's, which brig does not wait for.  Deleting
@@ -256,17 +330,16 @@ static int end_slot(struct brig_egress_slot *s, struct brig_egress_nft *nft, str
  * signal to the caller's process group would leave the link to the next
  * gc).  The file says "end", so that gc waits for the child, and takes
  * the slot for a dead job's if the child dies. */
-int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_egress_nft *nft,
-                         struct brig_error *err)
+int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_error *err)
 {
 	int mntns = brig_job_host_mntns(), null;
 	pid_t pid;
 
 	if (ftruncate(s->fd, 0) < 0 || pwrite(s->fd, OWNER_END, strlen(OWNER_END), 0) < 0)
-		return end_slot(s, nft, err);
+		return end_slot(s, err);
 	pid = fork();
 	if (pid < 0)
-		return end_slot(s, nft, err);
+		return end_slot(s, err);
 	if (pid > 0) {
 		close(s->fd);
 		s->fd = -1;
@@ -283,12 +356,8 @@ int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_egress_nft *nft
 	 * stay: the release of such a socket waits for the destruction of
 	 * the tables deleted meanwhile (a grace period, 10 ms here), which
 	 * brig would wait for at its exit if the child's copies were not
-	 * the last */
-	if (brig_fds_keep_netlink(4, NETLINK_NETFILTER) < 0) {
-		/* the parent's context, its socket closed */
-		brig_egress_nft_forget();
-		nft = NULL;
-	}
+	 * the last.  The child uses none of them. */
+	brig_fds_keep_netlink(4, NETLINK_NETFILTER);
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
 	for (int fd = 0; fd < 3; fd++)
 		if (null < 0 || dup2(null, fd) < 0)
@@ -304,7 +373,7 @@ int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_egress_nft *nft
 	 * can hold the namespace for minutes: past a second the link is
 	 * deleted. */
 	brig_link_wait_gone(s->link, 1000);
-	_exit(end_slot(s, nft, err) < 0 ? 1 : 0);
+	_exit(end_slot(s, err) < 0 ? 1 : 0);
 }
 
 /* Whether the slot's file @fd says its owner is @what (OWNER_*). */
@@ -340,7 +409,6 @@ static bool lock_slot_file(int fd, bool wait)
 int brig_egress_gc(bool wait, struct brig_error *err)
 {
 	_cleanup_closedir_ DIR *d = NULL;
-	struct brig_egress_nft *nft = NULL;
 	struct dirent *de;
 	int dirfd, r = 0;
 
@@ -369,8 +437,7 @@ int brig_egress_gc(bool wait, struct brig_error *err)
 		}
 		/* a dead owner's: what it left here (a dead job's link too, which
 		 * its dying namespace would take a moment later), then its file */
-		if ((!nft && brig_egress_nft_open(&nft, err) < 0) ||
-		    brig_egress_slot_scrub(nft, (unsigned)n, err) < 0) {
+		if (brig_egress_slot_scrub((unsigned)n, err) < 0) {
 			close(fd);
 			r = -1;
 			break;
@@ -378,7 +445,6 @@ int brig_egress_gc(bool wait, struct brig_error *err)
 		unlinkat(dirfd, de->d_name, 0);
 		close(fd);
 	}
-	brig_egress_nft_free(nft);
-	drop_slot_dirs();
+	last_out();
 	return r;
 }

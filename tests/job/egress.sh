@@ -356,8 +356,8 @@ res_lacks() {
 SLOTS=/run/brig-egress/net-$(stat -L -c %i /proc/self/ns/net)
 
 # egress_ending: the slots whose ends are under way: a slot's file that
-# says "end", locked by the child of brig's that removes the link and the
-# tables (one "SLOT" a line).  A file is opened, never made (flock(1)
+# says "end", locked by the child of brig's that removes the link (and,
+# with the last slot, the tables) (one "SLOT" a line).  A file is opened, never made (flock(1)
 # would make one gone meanwhile).
 egress_ending() {
 	local f
@@ -368,18 +368,19 @@ egress_ending() {
 }
 
 # egress_settled: wait (5 s at most) until no slot is being ended.  brig
-# returns before its child has removed the job's link and tables; each
-# is gone once its slot is free (a second for the job's namespace to take
-# the link with it, then the deletion).
+# returns before its child has removed the job's link (a second at most
+# for the job's namespace to take it, then the deletion) and, if the slot
+# was the last, the tables.
 egress_settled() {
 	wait_until 5 eval '[ -z "$(egress_ending)" ]' ||
 		diag "egress slots still being ended after 5 s: $(egress_ending | tr '\n' ' ')"
 }
 
 # egress_left_now: what an egress job may leave on the host: links whose
-# names start brig-e, nftables tables whose names start brig_e, and the
-# slots' directory of the file's network namespace (the last slot let go
-# removes it).
+# names start brig-e, nftables tables whose names start brig_e (brig's
+# brig_egress, an older brig's brig_e<slot>), and the slots' directory of
+# the file's network namespace (the last slot let go removes it and the
+# tables).
 egress_left_now() {
 	ip -o link show | awk -F': ' '$2 ~ /^brig-e/ { print "link " $2 }'
 	nft list tables 2>&1 | awk '$NF ~ /^brig_e/ { print "table " $0 }'
@@ -1031,7 +1032,8 @@ proc_sid() {
 }
 
 # 15. The end of an egress job: brig returns, and a child of its removes
-# the link and the tables, holding the slot and nothing of the caller's
+# the link (and, with the last slot, the tables), holding the slot and
+# nothing of the caller's
 # (its fds are /dev/null, the slot's file and netfilter sockets; brig
 # started it in the mount namespace brig started in, in a session of its
 # own, deaf to SIGTERM); job --gc waits for it.
@@ -1078,6 +1080,91 @@ t_end() {
 	assert_egress_clean
 }
 
+# slot_of: the slot of the job whose $out has a "resolver ADDR" line
+# (ADDR: 10.213.0.0/16's address 4 * slot + 1).
+slot_of() {
+	local a
+	a=$(resolver_addr)
+	IFS=. read -r _ _ x y <<<"$a"
+	echo $(((x * 256 + y - 1) / 4))
+}
+
+SAY_RESOLVER="sed -n 's/^nameserver /resolver /p' /etc/resolv.conf"
+
+# A slot's chains stay in the tables while another slot is taken, for
+# the slot's next job, which finds them emptied: it reaches nothing that
+# the last job learned or that a CIDR rule of the last job's allowed,
+# its figures are its own, and what the last job was denied is not in
+# them.  The tables go with the last slot.
+t_slot_reused() {
+	need_egress
+	local n
+	# a job that holds a slot, and with it the tables
+	bg_job --network egress --allow allowed.test --timeout 60s -- sh -c "$READY; sleep 30"
+	job_started || return
+	defer kill_wait "$BG_PID"
+	ejob --allow allowed.test --allow 192.0.2.20/32 -- sh -c "$SAY_RESOLVER; $(probes \
+		"+tcp allowed.test 7" "+tcp 192.0.2.20 7" "tcp 192.0.2.12 7")"
+	assert_rc 0
+	reached tcp allowed.test 7 192.0.2.10
+	reached tcp 192.0.2.20 7
+	blocked tcp 192.0.2.12 7
+	res_has denied_addresses 192.0.2.12
+	n=$(slot_of)
+	assert_match "$n" '^[0-9]+$' "the first job's slot"
+	# what the next job of the slot must not inherit is there
+	assert_contains "$(nft list set inet brig_egress "s${n}_learned" 2>&1)" 192.0.2.10 \
+		"slot $n's learned set, its job ended"
+	assert_contains "$(nft list chain inet brig_egress "s${n}_cidr" 2>&1)" 192.0.2.20 \
+		"slot $n's CIDR rules, its job ended"
+	ejob --allow sub.allowed.test -- sh -c "$SAY_RESOLVER; $(probes "tcp 192.0.2.10 7" \
+		"tcp 192.0.2.20 7" "+tcp sub.allowed.test 7")"
+	assert_rc 0
+	assert_eq "$(slot_of)" "$n" "the second job's slot: the first's"
+	blocked tcp 192.0.2.10 7
+	blocked tcp 192.0.2.20 7
+	reached tcp sub.allowed.test 7 192.0.2.11
+	res_has denied_addresses 192.0.2.10
+	res_has denied_addresses 192.0.2.20
+	res_lacks denied_addresses 192.0.2.12
+	# nothing sent, nothing counted
+	ejob --allow allowed.test -- sh -c "$SAY_RESOLVER"
+	assert_rc 0
+	assert_eq "$(slot_of)" "$n" "the third job's slot: the first's"
+	assert_res egress.allowed 0
+	assert_res egress.denied 0
+	assert_res egress.denied_addresses '[]'
+	kill -TERM "$BG_PID"
+	wait_exit "$BG_PID" 30
+	assert_egress_clean
+}
+
+# The tables of brig's earlier layout (one pair per slot, brig_e<slot>),
+# as a dead job of an older brig left them for slot 0's link: the slot's
+# next job removes them, and is filtered by its own chains alone.
+t_old_tables() {
+	need_egress
+	nft -f - <<-'EOF' || fail "cannot make the old tables"
+		table inet brig_e0 {
+			chain out {
+				type filter hook forward priority filter - 10; policy accept;
+				iifname "brig-e0" drop
+			}
+		}
+		table arp brig_e0 {
+			chain in {
+				type filter hook input priority filter - 10; policy accept;
+				iifname "brig-e0" drop
+			}
+		}
+	EOF
+	ejob --allow allowed.test -- sh -c "$SAY_RESOLVER; $(probes "+tcp allowed.test 7")"
+	assert_rc 0
+	assert_eq "$(slot_of)" 0 "the job's slot"
+	reached tcp allowed.test 7 192.0.2.10
+	assert_egress_clean
+}
+
 tap_test "the fake internet answers the host (by name, TCP, UDP, IPv6)" t_fake
 tap_test "an allowed name resolves and is reached on every port" t_allowed_name
 tap_test "the job's eth0, route and resolv.conf" t_job_network
@@ -1097,5 +1184,7 @@ tap_test "brig SIGKILLed mid-job: --gc leaves nothing" t_sigkill_gc
 tap_test "bad --allow values: 125, one line, nothing left" t_bad_allow
 tap_test "killed or failing at each step: nothing left (after --gc)" t_kill_steps
 tap_test "pooled egress jobs with different rules back to back" t_pool
-tap_test "a job's end: its link and tables removed by a child of brig's; --gc waits" t_end
+tap_test "a job's end: its link removed by a child of brig's; --gc waits" t_end
+tap_test "a slot's next job finds its chains emptied; the tables go with the last slot" t_slot_reused
+tap_test "an older brig's per-slot tables: removed by the slot's next job" t_old_tables
 tap_done
