@@ -15,7 +15,8 @@
  *
  * The egress tables (egress_nft.c) are there while any slot is: a slot's
  * chains stay in them for its next job.  Whoever lets the last slot go
- * deletes them, then removes the directory.  The directory's own lock
+ * deletes them, then removes the directory (the child that ends a job's
+ * slot after keeping them half a second for a next job: linger()).  The directory's own lock
  * orders that: a taker holds it shared until its slot's file is there,
  * whoever makes the tables or deletes them (finding no slot file) holds
  * it alone.  So the tables are never deleted under a job that has a slot.
@@ -173,12 +174,13 @@ int brig_egress_slot_lock_tables(struct brig_error *err)
 	return lock_slot_dir(false, LOCK_EX, err);
 }
 
-/* Whether the directory @fd holds no slot's file. */
+/* Whether the directory @fd holds no slot's file (read through an open
+ * file of its own: @fd's offset is not moved). */
 static bool no_slot_left(int fd)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
-	int copy = dup(fd);
+	int copy = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (copy < 0 || !(d = fdopendir(copy))) {
 		if (copy >= 0)
@@ -193,14 +195,18 @@ static bool no_slot_left(int fd)
 
 /* If no slot is left: the tables deleted, then the slots' directory and
  * /run/brig-egress removed (a network namespace's directory would
- * otherwise outlive it).  What cannot be deleted stays for gc. */
-static void last_out(void)
+ * otherwise outlive it).  With @wait, once whoever holds the directory's
+ * lock lets it go (5 s at most: a taker, or a child that lingers, below);
+ * without, not while anyone holds it.  What cannot be deleted stays for
+ * gc. */
+static void last_out(bool wait)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	struct brig_egress_learn *l = NULL;
-	_cleanup_close_ int fd = lock_slot_dir(false, LOCK_EX, &err);
+	_cleanup_close_ int fd = open(slot_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd >= 0 && no_slot_left(fd)) {
+	if (fd >= 0 && flock_within(fd, LOCK_EX, wait ? 5000 : 0) && dir_still_there(fd) &&
+	    no_slot_left(fd)) {
 		if (brig_egress_learn_open(&l, &err) < 0 ||
 		    brig_egress_learn_drop_tables(l, &err) < 0)
 			brig_debug("egress tables: %s", err.msg);
@@ -209,6 +215,34 @@ static void last_out(void)
 	}
 	brig_egress_learn_free(l);
 	brig_error_release(&err);
+}
+
+/* How long the child that let the last slot go keeps the tables for a
+ * next job: a caller that runs jobs one after the other finds them there,
+ * and its jobs only empty their slot's chains (egress_nft.c). */
+#define LINGER_MS 500
+
+/* The tables kept LINGER_MS for a next job, then deleted if no slot was
+ * taken meanwhile (whoever took one deletes them when it lets it go).
+ * The directory's lock is held shared meanwhile: a job's gc leaves the
+ * tables to this child, brig job --gc waits for it. */
+static void linger(void)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	int fd = lock_slot_dir(false, LOCK_SH, &err);
+
+	brig_error_release(&err);
+	if (fd < 0)
+		return;
+	for (int ms = 0; ms < LINGER_MS && no_slot_left(fd); ms += 20)
+		usleep(20 * 1000);
+	if (!no_slot_left(fd)) {
+		close(fd);
+		return;
+	}
+	/* (its own shared lock would keep last_out's out) */
+	close(fd);
+	last_out(true);
 }
 
 int brig_egress_slot_claim(struct brig_egress_slot *s, const char *id, bool member,
@@ -259,7 +293,9 @@ int brig_egress_slot_claim(struct brig_egress_slot *s, const char *id, bool memb
 	return brig_error_set(err, "no free egress slot: %u jobs have one", BRIG_EGRESS_SLOTS);
 }
 
-void brig_egress_slot_release(struct brig_egress_slot *s)
+/* The slot let go: its file unlinked while still locked (whoever opened
+ * it meanwhile sees so), then closed. */
+static void let_go(struct brig_egress_slot *s)
 {
 	_cleanup_close_ int dirfd = -1;
 	char name[16];
@@ -267,13 +303,19 @@ void brig_egress_slot_release(struct brig_egress_slot *s)
 	if (s->fd < 0)
 		return;
 	snprintf(name, sizeof(name), "%u", s->n);
-	/* unlinked while still locked: whoever opened it meanwhile sees so */
 	dirfd = open(slot_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd >= 0 && still_named(dirfd, name, s->fd))
 		unlinkat(dirfd, name, 0);
 	close(s->fd);
 	s->fd = -1;
-	last_out();
+}
+
+void brig_egress_slot_release(struct brig_egress_slot *s)
+{
+	if (s->fd < 0)
+		return;
+	let_go(s);
+	last_out(true);
 }
 
 int brig_egress_slot_lock_member(struct brig_egress_slot *s, unsigned slot, const char *id,
@@ -305,17 +347,23 @@ int brig_egress_slot_lock_member(struct brig_egress_slot *s, unsigned slot, cons
 }
 
 /* What the job had of its slot removed: the link (the job's end with
- * it); then the slot is let go, its chains left for its next job (the
- * last slot let go takes the tables with it).  What fails stays in the
- * slot, for its next owner or gc. */
-static int end_slot(struct brig_egress_slot *s, struct brig_error *err)
+ * it); then the slot is let go, its chains left for its next job.  The
+ * last slot let go takes the tables with it: at once in brig, after
+ * linger() in the child of brig's that ends the slot.  What fails stays in
+ * the slot, for its next owner or gc. */
+static int end_slot(struct brig_egress_slot *s, bool child, struct brig_error *err)
 {
 	if (brig_egress_slot_scrub(s->n, err) < 0) {
 		close(s->fd);
 		s->fd = -1;
 		return -1;
 	}
-	brig_egress_slot_release(s);
+	if (!child) {
+		brig_egress_slot_release(s);
+		return 0;
+	}
+	let_go(s);
+	linger();
 	return 0;
 }
 
@@ -336,10 +384,10 @@ int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_error *err)
 	pid_t pid;
 
 	if (ftruncate(s->fd, 0) < 0 || pwrite(s->fd, OWNER_END, strlen(OWNER_END), 0) < 0)
-		return end_slot(s, err);
+		return end_slot(s, false, err);
 	pid = fork();
 	if (pid < 0)
-		return end_slot(s, err);
+		return end_slot(s, false, err);
 	if (pid > 0) {
 		close(s->fd);
 		s->fd = -1;
@@ -373,7 +421,7 @@ int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_error *err)
 	 * can hold the namespace for minutes: past a second the link is
 	 * deleted. */
 	brig_link_wait_gone(s->link, 1000);
-	_exit(end_slot(s, err) < 0 ? 1 : 0);
+	_exit(end_slot(s, true, err) < 0 ? 1 : 0);
 }
 
 /* Whether the slot's file @fd says its owner is @what (OWNER_*). */
@@ -445,6 +493,6 @@ int brig_egress_gc(bool wait, struct brig_error *err)
 		unlinkat(dirfd, de->d_name, 0);
 		close(fd);
 	}
-	last_out();
+	last_out(wait);
 	return r;
 }

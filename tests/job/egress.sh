@@ -387,9 +387,12 @@ egress_left_now() {
 	[ ! -e "$SLOTS" ] || echo "slots $SLOTS: $(ls -A "$SLOTS" | tr '\n' ' ')"
 }
 
-# egress_left: the same, once the slots being ended are (egress_settled).
+# egress_left: the same, once the slots being ended are (egress_settled)
+# and, the last slot let go, the tables that its child keeps half a
+# second for a next job are gone (5 s at most).
 egress_left() {
 	egress_settled
+	wait_until 5 eval '[ -z "$(egress_left_now)" ]'
 	egress_left_now
 }
 
@@ -811,6 +814,8 @@ t_job_cannot_change_rules() {
 	done
 	blocked tcp 192.0.2.20 7
 	blocked tcp 198.51.100.1 7
+	# once the job's end is over (the tables kept for a next job gone)
+	egress_left >/dev/null
 	after=$(host_net)
 	same_net "$before" "$after" "the host's network before and after the job"
 	assert_egress_clean
@@ -908,7 +913,7 @@ t_sigkill_gc() {
 	need_egress
 	bg_job --network egress --allow allowed.test --timeout 60s -- sh -c "$READY; sleep 30"
 	job_started || return
-	assert_ne "$(egress_left)" "" "the job's link and table while it runs"
+	assert_ne "$(egress_left_now)" "" "the job's link and table while it runs"
 	kill -KILL "$BG_PID"
 	# (bash's "Killed" notice is the test's own doing: not in the log)
 	{ wait_exit "$BG_PID" 10; } 2>/dev/null
