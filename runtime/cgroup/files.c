@@ -251,7 +251,8 @@ void brig_cg_signal_pids(const struct brig_cg_hier *h, const pid_t *pids, size_t
 
 	for (size_t i = 0; i < n; i++)
 		fds[i] = pidfd_open(pids[i], 0);
-	if (brig_cg_read_pids(h, &now, &n_now, &ignored) == 0)
+	/* (an empty tree reread has no array: bsearch must not see NULL) */
+	if (brig_cg_read_pids(h, &now, &n_now, &ignored) == 0 && n_now)
 		for (size_t i = 0; i < n; i++)
 			if (fds[i] >= 0 && bsearch(&pids[i], now, n_now, sizeof(*now), cmp_pid))
 				pidfd_send_signal(fds[i], sig, NULL, 0);
