@@ -22,7 +22,8 @@
  *         nxdomain      HOST did not resolve: NXDOMAIN
  *         noaddr        HOST resolved to no A record (NODATA)
  *         dns=RCODE     the resolver answered HOST with another rcode
- *         dns=timeout   the resolver did not answer about HOST
+ *         dns=timeout   the resolver did not answer about HOST (a UDP query
+ *                       is sent again every 5 s, as a stub resolver does)
  *       ADDRESS is the address connected to (a name's first A record).
  *
  *   netprobe [-w MS] dns [-t] SERVER NAME TYPE
@@ -480,9 +481,17 @@ static void dns_ask(const char *server, int tcp, const char *name, int type, str
 		close(fd);
 		return;
 	}
-	for (;;) {
+	/* a stub resolver's way (glibc: timeout 5, attempts 2): the query
+	 * again every 5 s without an answer, until the deadline */
+	for (long long resend = now_ms() + 5000;;) {
 		ssize_t r;
-		if (wait_fd(fd, POLLIN, deadline) <= 0) {
+		long long until = resend < deadline ? resend : deadline;
+		if (wait_fd(fd, POLLIN, until) <= 0) {
+			if (until == resend && now_ms() < deadline) {
+				resend += 5000;
+				if (send(fd, q + 2, (size_t)qlen, 0) >= 0)
+					continue;
+			}
 			snprintf(a->why, sizeof(a->why), "timeout");
 			break;
 		}
