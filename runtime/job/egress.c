@@ -218,24 +218,27 @@ static void slot_addresses(struct brig_egress *e)
 }
 
 /* The slot's chains, sets and counters made (brig_egress_learn_ready
- * found them missing), with the tables if they are not there either. */
+ * found them missing), with the tables if they are not there either.
+ * The tables are made in the same transaction as the chains, and that
+ * transaction fails whole if another brig made them meanwhile (create
+ * table): then only the chains are made.  No lock is needed for it, nor
+ * against the last slot let go deleting them: this job's slot is taken,
+ * so nobody deletes them now (egress_slot.c). */
 static int make_chains(struct brig_egress *e, const struct brig_egress_table *t,
                        struct brig_error *err)
 {
-	_cleanup_close_ int lock = -1;
 	int have = brig_egress_learn_tables_exist(e->learner, err);
 
-	if (have == 0) {
-		/* made by one brig at a time, and never while the last slot
-		 * let go deletes them */
-		lock = brig_egress_slot_lock_tables(err);
-		if (lock < 0)
-			return -1;
-		have = brig_egress_learn_tables_exist(e->learner, err);
-	}
 	if (have < 0)
 		return -1;
-	return brig_egress_nft_slot(e->nft, t, have == 0, err);
+	if (have == 0 && brig_fault("egress.make-tables") < 0)
+		return brig_error_setp(err, errno, "egress tables");
+	if (brig_egress_nft_slot(e->nft, t, have == 0, err) == 0)
+		return 0;
+	if (have || brig_egress_learn_tables_exist(e->learner, err) != 1)
+		return -1;
+	brig_error_release(err);
+	return brig_egress_nft_slot(e->nft, t, false, err);
 }
 
 /* The slot's chains made ready for the job: emptied if they are there

@@ -144,11 +144,6 @@ void brig_egress_slot_release(struct brig_egress_slot *s);
  * if no child can be made.  What cannot be removed is left to the slot's
  * next owner or to gc. */
 int brig_egress_slot_end(struct brig_egress_slot *s, struct brig_error *err);
-/* The slots' directory, locked so that no slot is taken or let go the
- * last meanwhile: for making the tables, which nobody else makes or
- * deletes while it is held.  Its fd (close it), or -1. */
-int brig_egress_slot_lock_tables(struct brig_error *err);
-
 /* ---------------------------------------------------------- egress_dns.c */
 
 /* What the resolver tells its owner: an address the job may now reach on
@@ -256,7 +251,8 @@ struct brig_egress_table {
 
 /* The slot's chains, sets and counters, made anew (whatever of them a
  * dead job of the slot left goes), with no CIDR rule; with @make_tables,
- * the tables first (the caller holds brig_egress_slot_lock_tables). */
+ * the tables first, in the same transaction, which then fails if they
+ * are there. */
 int brig_egress_nft_slot(struct brig_egress_nft *n, const struct brig_egress_table *t,
                          bool make_tables, struct brig_error *err);
 /* The job's CIDR rules, into the slot's chain for them (emptied first:

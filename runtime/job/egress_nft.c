@@ -149,9 +149,11 @@ static int run(struct brig_egress_nft *n, const char *cmd, const char *what, str
 #define ARP_TABLE "arp " BRIG_EGRESS_TABLE
 #define LINKS "\"brig-e*\""
 
-/* The tables, made whole, with no slot's chains yet. */
+/* The tables, made whole, with no slot's chains yet: created, so that
+ * the transaction fails if they are there (another brig made them). */
 static void tables(struct brig_strbuf *b)
 {
+	brig_strbuf_addf(b, "create table " ARP_TABLE "\ncreate table " TABLE "\n");
 	brig_strbuf_addf(b, "table " ARP_TABLE " {\n"
 	                    "\tmap links { type ifname : verdict; }\n"
 	                    "\tchain in {\n"

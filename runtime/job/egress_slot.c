@@ -16,10 +16,12 @@
  * The egress tables (egress_nft.c) are there while any slot is: a slot's
  * chains stay in them for its next job.  Whoever lets the last slot go
  * deletes them, then removes the directory (the child that ends a job's
- * slot after keeping them half a second for a next job: linger()).  The directory's own lock
- * orders that: a taker holds it shared until its slot's file is there,
- * whoever makes the tables or deletes them (finding no slot file) holds
- * it alone.  So the tables are never deleted under a job that has a slot.
+ * slot, after keeping them half a second for a next job: linger()).  The
+ * directory's own lock orders that: a taker holds it shared until its
+ * slot's file is there, whoever deletes the tables (finding no slot file)
+ * holds it alone.  So the tables are never deleted under a job that has a
+ * slot.  Making them needs no lock: whoever makes them has a slot, and
+ * two that make them at once are ordered by nftables (egress.c).
  */
 #include "config.h"
 #include "job/egress.h"
@@ -81,7 +83,8 @@ int brig_egress_slot_scrub(unsigned slot, struct brig_error *err)
 }
 
 /* Whether @fd is still the file named @name in @dirfd (not unlinked by
- * an owner that let go, or by gc, since it was opened). */
+ * an owner that let go, or by gc, since it was opened; the slots'
+ * directory: not removed with the last slot). */
 static bool still_named(int dirfd, const char *name, int fd)
 {
 	struct stat a, b;
@@ -137,16 +140,6 @@ static bool flock_within(int fd, int op, int ms)
 	return true;
 }
 
-/* Whether the directory @fd is still the slots' directory (not removed
- * with the last slot since it was opened). */
-static bool dir_still_there(int fd)
-{
-	struct stat a, b;
-
-	return fstat(fd, &a) == 0 && stat(slot_dir(), &b) == 0 && a.st_dev == b.st_dev &&
-	       a.st_ino == b.st_ino;
-}
-
 /* The slots' directory, made with @make, locked with @op within 5 s
  * (see above: held for a moment at most). */
 static int lock_slot_dir(bool make, int op, struct brig_error *err)
@@ -162,16 +155,11 @@ static int lock_slot_dir(bool make, int op, struct brig_error *err)
 			close(fd);
 			return -1;
 		}
-		if (dir_still_there(fd))
+		if (still_named(AT_FDCWD, slot_dir(), fd))
 			return fd;
 		close(fd);
 	}
 	return brig_error_set(err, "\"%s\": removed as often as made", slot_dir());
-}
-
-int brig_egress_slot_lock_tables(struct brig_error *err)
-{
-	return lock_slot_dir(false, LOCK_EX, err);
 }
 
 /* Whether the directory @fd holds no slot's file (read through an open
@@ -205,8 +193,8 @@ static void last_out(bool wait)
 	struct brig_egress_learn *l = NULL;
 	_cleanup_close_ int fd = open(slot_dir(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-	if (fd >= 0 && flock_within(fd, LOCK_EX, wait ? 5000 : 0) && dir_still_there(fd) &&
-	    no_slot_left(fd)) {
+	if (fd >= 0 && flock_within(fd, LOCK_EX, wait ? 5000 : 0) &&
+	    still_named(AT_FDCWD, slot_dir(), fd) && no_slot_left(fd)) {
 		if (brig_egress_learn_open(&l, &err) < 0 ||
 		    brig_egress_learn_drop_tables(l, &err) < 0)
 			brig_debug("egress tables: %s", err.msg);
@@ -230,19 +218,17 @@ static void linger(void)
 {
 	struct brig_error err = BRIG_ERROR_INIT;
 	int fd = lock_slot_dir(false, LOCK_SH, &err);
+	bool none;
 
 	brig_error_release(&err);
 	if (fd < 0)
 		return;
-	for (int ms = 0; ms < LINGER_MS && no_slot_left(fd); ms += 20)
+	for (int ms = 0; (none = no_slot_left(fd)) && ms < LINGER_MS; ms += 20)
 		usleep(20 * 1000);
-	if (!no_slot_left(fd)) {
-		close(fd);
-		return;
-	}
 	/* (its own shared lock would keep last_out's out) */
 	close(fd);
-	last_out(true);
+	if (none)
+		last_out(true);
 }
 
 int brig_egress_slot_claim(struct brig_egress_slot *s, const char *id, bool member,

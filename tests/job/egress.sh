@@ -384,7 +384,7 @@ egress_settled() {
 egress_left_now() {
 	ip -o link show | awk -F': ' '$2 ~ /^brig-e/ { print "link " $2 }'
 	nft list tables 2>&1 | awk '$NF ~ /^brig_e/ { print "table " $0 }'
-	[ ! -e "$SLOTS" ] || echo "slots $SLOTS: $(ls -A "$SLOTS" | tr '\n' ' ')"
+	[ ! -e "$SLOTS" ] || echo "slots $SLOTS: $(ls -A "$SLOTS" 2>/dev/null | tr '\n' ' ')"
 }
 
 # egress_left: the same, once the slots being ended are (egress_settled)
@@ -1170,6 +1170,84 @@ t_old_tables() {
 	assert_egress_clean
 }
 
+# Takers hold the slots' directory's flock shared while they take a
+# slot; under load (64 jobs on two CPUs, in CI's ASan build) some always
+# did, and a job that made the tables waited for the lock alone, up to
+# 5 s, then failed ("lock ...: Connection timed out").  Making the tables
+# needs no lock: here the directory is held shared throughout, as by a
+# taker that never ends, and a job that makes the tables starts at once.
+# The last slot let go cannot delete them meanwhile (it needs the lock
+# alone): --gc does once it is let go.
+t_tables_beside_takers() {
+	need_egress
+	local holder
+	assert_eq "$(egress_left_now)" "" "egress links and tables before" || return
+	(umask 077 && mkdir -p "$SLOTS")
+	# (the lock is sleep's, which is the job: killed, it lets go)
+	(exec 9<"$SLOTS" && flock -s 9 && exec sleep 60) &
+	holder=$!
+	defer kill_wait "$holder"
+	wait_until 5 eval 'grep -Eq "FLOCK +ADVISORY +READ +[0-9]+ [0-9a-f:]+:$(stat -c %i "$SLOTS") " /proc/locks' ||
+		fail "the test's shared lock on $SLOTS is not there"
+	ejob --allow allowed.test -- sh -c "$(probes "+tcp allowed.test 7" "tcp 192.0.2.20 7")"
+	assert_rc 0
+	assert_eq "$err" "" "stderr"
+	reached tcp allowed.test 7 192.0.2.10
+	blocked tcp 192.0.2.20 7
+	kill_wait "$holder"
+	bj --gc
+	assert_rc 0
+	assert_egress_clean
+}
+
+# Two jobs that find no tables make them at the same moment (both stopped
+# where they are about to, then let go together): one makes them, the
+# other's transaction fails whole and it makes its slot's chains alone.
+# One pair of tables, each base chain's rules once, each job filtered by
+# its own chains.
+t_tables_made_at_once() {
+	need_egress
+	need_faults
+	local i pids=() o
+	assert_eq "$(egress_left_now)" "" "egress links and tables before" || return
+	mkdir -p "$T/tmp" "$T/m" "$T/s"
+	chmod 1777 "$T/s"
+	rm -f "$T/s/go"
+	for i in 0 1; do
+		BRIG_FAULT=egress.make-tables:stop TMPDIR=$T/tmp "$BRIG" --root "$T/root" job \
+			--rootfs "$ROOTFS" --network egress --allow allowed.test --timeout 60s \
+			--mount "$T/s:/s:rw" -- sh -c "$(probes "+tcp allowed.test 7" \
+			"tcp 192.0.2.20 7"); touch /s/done.$i; n=0
+			while [ ! -e /s/go ] && [ \$n -lt 300 ]; do sleep 0.1; n=\$((n + 1)); done" \
+			</dev/null >"$T/m/$i.out" 2>"$T/m/$i.err" &
+		pids+=("$!")
+		defer kill_wait "$!"
+	done
+	for i in 0 1; do
+		wait_until 30 eval '[ "$(proc_state "${pids[i]}")" = T ]' ||
+			fail "job $i's brig did not stop at egress.make-tables: $(cat "$T/m/$i.err")"
+	done
+	kill -CONT "${pids[@]}"
+	wait_until 30 eval '[ -e "$T/s/done.0" ] && [ -e "$T/s/done.1" ]' ||
+		fail "the jobs did not get through: $(cat "$T/m/0.err" "$T/m/1.err")"
+	assert_eq "$(nft list tables 2>&1 | grep -c brig_egress)" 2 "tables named brig_egress"
+	for o in "inet brig_egress in" "inet brig_egress out" "arp brig_egress in"; do
+		assert_eq "$(nft list chain $o 2>&1 | grep -c 'iifname "brig-e\*" drop')" 1 \
+			"the rule that drops what no slot takes, in chain $o"
+	done
+	assert_eq "$(nft list chain inet brig_egress nat 2>&1 | grep -c masquerade)" 1 \
+		"masquerade rules"
+	touch "$T/s/go"
+	for i in 0 1; do
+		wait_exit "${pids[i]}" 60
+		assert_eq "$rc" 0 "job $i's status (stderr: $(cat "$T/m/$i.err"))"
+		out=$(cat "$T/m/$i.out")
+		reached tcp allowed.test 7 192.0.2.10
+		blocked tcp 192.0.2.20 7
+	done
+	assert_egress_clean
+}
+
 tap_test "the fake internet answers the host (by name, TCP, UDP, IPv6)" t_fake
 tap_test "an allowed name resolves and is reached on every port" t_allowed_name
 tap_test "the job's eth0, route and resolv.conf" t_job_network
@@ -1192,4 +1270,6 @@ tap_test "pooled egress jobs with different rules back to back" t_pool
 tap_test "a job's end: its link removed by a child of brig's; --gc waits" t_end
 tap_test "a slot's next job finds its chains emptied; the tables go with the last slot" t_slot_reused
 tap_test "an older brig's per-slot tables: removed by the slot's next job" t_old_tables
+tap_test "the tables made while takers hold the slots' directory: at once" t_tables_beside_takers
+tap_test "two jobs make the tables at once: one pair, each job its own chains" t_tables_made_at_once
 tap_done
