@@ -503,7 +503,8 @@ t_job() {
 	assert_eq "$err" "errr" "stderr"
 	assert_json "$(cat "$T/result.json" 2>&1)" "the result" || return
 	assert_hit P
-	assert_eq "$(jq -c 'del(.pool) | keys' "$T/result.json")" "$cold_keys" "the result's fields but pool"
+	assert_eq "$(jq -c 'del(.pool) | keys' "$T/result.json")" "$cold_keys" "the result's fields but pool" ||
+		diag "the result: $(cat "$T/result.json")"
 	assert_res exit_code 3
 	assert_res signal null
 	assert_res reason '"exited"'

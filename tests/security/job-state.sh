@@ -255,15 +255,31 @@ t_result_host_file() {
 
 # ------------------------------------------------------------ the id ranges
 
-# left_ranges BASE...: the slots of the host id ranges at BASE... whose
-# lock file is still there and locked by nobody (/proc/locks: no lock on
-# its inode).  One locked is another job's now, not a leak.
-left_ranges() {
+# left_ranges_now BASE...: the slots of the host id ranges at BASE...
+# whose lock file is there and locked by nobody (/proc/locks: no lock on
+# its inode), as "SLOT:INODE".  One locked is another job's now, not a
+# leak.
+left_ranges_now() {
 	local base slot ino
 	for base in "$@"; do
 		slot=$(((base - ID_START) / 65536))
 		ino=$(stat -c %i "$IDS/$slot" 2>/dev/null) || continue
-		grep -Eq " [0-9a-f]+:[0-9a-f]+:$ino " /proc/locks || echo "$slot"
+		grep -Eq " [0-9a-f]+:[0-9a-f]+:$ino " /proc/locks || echo "$slot:$ino"
+	done
+}
+
+# left_ranges BASE...: the slots of left_ranges_now whose file stays so
+# (the same file, unlocked) for 3 s.  A job of another test file may
+# take a range of these meanwhile: for a moment its file is there and not
+# yet locked (made, then locked), or no longer locked (unlocked, then
+# unlinked, job/rootfs.c), which is no leak; a leaked file stays.
+left_ranges() {
+	local first s
+	first=$(left_ranges_now "$@")
+	[ -n "$first" ] || return 0
+	sleep 3
+	for s in $(left_ranges_now "$@"); do
+		grep -qx "$s" <<<"$first" && echo "${s%%:*}"
 	done
 }
 
