@@ -375,7 +375,10 @@ bool brig_job_denials_result(struct brig_job_denials *d, struct brig_result_deni
 {
 	size_t n = 0;
 
-	if (!d || (d->notify < 0 && !d->n_calls))
+	/* the job's profile counts them: the result says how many, none
+	 * when the job ended before brig took the listener's fd (a call
+	 * waits for brig's answer: none was made) */
+	if (!d)
 		return false;
 	free(d->names);
 	free(d->counts);

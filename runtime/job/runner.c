@@ -30,6 +30,7 @@
 #include "lifecycle/context.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fault.h"
 #include "util/fs.h"
 #include "util/id.h"
 #include "util/log.h"
@@ -58,6 +59,7 @@ static void watch(struct job_run *run, struct job_source *src)
 	uint64_t deadline = run->o->timeout_ms ? t0 + run->o->timeout_ms : 0, ended_at = 0;
 	bool ended = false, killed = false, over = false;
 
+	brig_fault("job.watch");
 	for (;;) {
 		int more = !ended && src->ops->watch_fd ? src->ops->watch_fd(src) : -1;
 		int denials_wait = -1;

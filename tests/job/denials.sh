@@ -208,6 +208,22 @@ bpf 2000 errno=EPERM
 	assert_clean
 }
 
+# A job that ends before brig has taken its filter's listener (the
+# create sends it through a socket, which brig's loop accepts, then
+# reads, a poll each): its result says denied_syscalls {} all the same.
+# A call would have waited for brig's answer: none was made.  Under load
+# in CI a cold `true` ended that soon, and its result lacked the field (a
+# pooled job's, whose claimer holds the fd from the start, had it).
+# brig sleeps at job.watch, before its first poll, while the job ends.
+t_ended_before_listener() {
+	need_faults
+	BRIG_FAULT=job.watch:sleep=500 job -- true
+	assert_rc 0
+	assert_res denied_syscalls '{}'
+	assert_res denied_syscalls_truncated false
+	assert_clean
+}
+
 tap_test "every call the job profile adds: EPERM, counted by name" t_counts
 tap_test "10,000 refused calls in a loop; 8 threads at once: each counted" t_loop_threads
 tap_test "past 10,000 answers, one a millisecond: the job slows, all counted" t_slowed
@@ -219,4 +235,5 @@ tap_test "the job never holds the seccomp listener" t_no_listener_in_job
 tap_test "a pooled job's refused calls: counted by its claimer, never the job's" t_pooled
 tap_test "bad --audit, --audit-limit: 125, one line" t_bad
 tap_test "--seccomp unconfined: nothing counted, no field" t_other_profiles
+tap_test "a job ended before brig took its listener: denied_syscalls {}" t_ended_before_listener
 tap_done
