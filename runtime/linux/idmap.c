@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,31 +53,42 @@ size_t brig_idmap_count(const struct brig_config *cfg, bool binds)
 	return n;
 }
 
+/* The child of brig_idmap_userns(): it waits until the parent has done
+ * (closed its end of the pipe, or died), in its user namespace.  It
+ * shares the parent's memory: only raw system calls, which touch nothing
+ * of the parent's unless they fail. */
+static int userns_child(void *arg)
+{
+	const int *pipefd = arg;
+	char c;
+
+	syscall(SYS_close, pipefd[1]);
+	syscall(SYS_read, pipefd[0], &c, 1);
+	return 0;
+}
+
 /*
  * A user namespace with the mappings of @maps: a child that makes one and
- * waits, its maps written from here, its namespace kept by fd.
+ * waits, its maps written from here, its namespace kept by fd.  The child
+ * shares brig's memory (CLONE_VM): a fork would copy brig's page tables,
+ * 0.3 to 0.7 ms of a cold job here, for a child that only waits.
  */
 int brig_idmap_userns(const struct brig_linux *maps, struct brig_error *err)
 {
-	struct clone_args ca = { .flags = CLONE_NEWUSER, .exit_signal = SIGCHLD };
+	/* the child's stack, in this frame, which outlives the child */
+	char stack[16384] __attribute__((aligned(16)));
 	int pipefd[2], fd = -1;
 	char path[64];
 	pid_t pid;
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return brig_error_setp(err, errno, "pipe");
-	pid = brig_clone3(&ca);
+	pid =
+	    clone(userns_child, stack + sizeof(stack), CLONE_NEWUSER | CLONE_VM | SIGCHLD, pipefd);
 	if (pid < 0) {
 		close(pipefd[0]);
 		close(pipefd[1]);
-		return brig_error_setp(err, errno, "clone3(CLONE_NEWUSER)");
-	}
-	if (pid == 0) {
-		char c;
-
-		close(pipefd[1]);
-		(void)!read(pipefd[0], &c, 1); /* until the parent is done */
-		_exit(0);
+		return brig_error_setp(err, errno, "clone(CLONE_NEWUSER)");
 	}
 	close(pipefd[0]);
 	if (brig_userns_write_maps(pid, maps, err) == 0) {
@@ -86,7 +98,8 @@ int brig_idmap_userns(const struct brig_linux *maps, struct brig_error *err)
 			brig_error_setp(err, errno, "open \"%s\"", path);
 	}
 	close(pipefd[1]);
-	waitpid(pid, NULL, 0);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 	return fd;
 }
 
