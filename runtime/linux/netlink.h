@@ -14,7 +14,7 @@
  * when it refused) and fill no struct brig_error: the caller knows which
  * device it was about and words the error.  brig never changes its own
  * network namespace: a socket of another is made by a short-lived child
- * (brig_nl_open_in).
+ * that shares brig's memory and fds (brig_nl_open_in).
  */
 #ifndef BRIG_LINUX_NETLINK_H
 #define BRIG_LINUX_NETLINK_H
@@ -41,7 +41,8 @@ struct brig_nl_req {
 int brig_nl_open(struct brig_error *err);
 
 /* A NETLINK_ROUTE socket in the network namespace @nsfd, bound; made by a
- * child that joins @nsfd and sends the socket back (one fork). */
+ * child that joins @nsfd (CLONE_VM, CLONE_FILES, CLONE_VFORK: no copy of
+ * brig's memory, the socket lands in brig's fds). */
 int brig_nl_open_in(int nsfd, struct brig_error *err);
 
 /* @r becomes a request of @type with NLM_F_REQUEST|@flags, whose body
