@@ -40,6 +40,7 @@
 #include "util/fs.h"
 #include "util/jsonw.h"
 #include "util/log.h"
+#include "util/phases.h"
 
 /* The links' IPv6 addresses: the same slot's /126 at the end of this ULA
  * /96 of brig's, fd62:7269:6700::/96.  IPv6 is not routed: the job has an
@@ -312,8 +313,10 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 
 	if (brig_error_is_set(err))
 		return -1;
+	brig_phase("before egress");
 	if (brig_egress_slot_claim(&e->slot, id, member, err) < 0)
 		return -1;
+	brig_phase("egress: slot");
 	if (brig_fault("egress.slot") < 0)
 		return brig_error_setp(err, errno, "egress slot %u", e->slot.n);
 	e->member = member;
@@ -323,6 +326,7 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 	/* the slot's chains first: the link is never without them */
 	if (ready_chains(e, err) < 0 || forwarding(err) < 0)
 		return -1;
+	brig_phase("egress: chains");
 	if (brig_fault("egress.table") < 0)
 		return brig_error_setp(err, errno, "egress table %u", e->slot.n);
 	/* the slot, for a claim of the member */
@@ -408,14 +412,20 @@ int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_er
 	e->netns = brig_netns_of(pidfd, pid, err);
 	if (e->netns < 0)
 		return -1;
+	brig_phase("egress: netns");
 	if (brig_veth_create_in(e->slot.link, e->host, e->netns, "eth0", e->job, 30, &e->v6, err) <
 	    0)
 		return brig_error_wrap(err, "the job's link");
 	e->linked = true;
+	brig_phase("egress: link");
 	if (brig_fault("egress.link") < 0)
 		return brig_error_setp(err, errno, "the job's link");
-	if (!e->member)
-		return resolve(e, err);
+	if (!e->member) {
+		int r = resolve(e, err);
+
+		brig_phase("egress: resolver");
+		return r;
+	}
 	/* a member's slot is its link's from now on (the init, cloned with
 	 * the slot's file open, shares the lock: it is let go for both); its
 	 * resolver is its claimer's */
