@@ -29,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <linux/seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,6 +79,7 @@ struct brig_job_denials {
 	size_t n_calls;
 	uint64_t events, answered;
 	uint64_t next_ms; /* past BRIG_JOB_DENIALS_FREE: no answer before */
+	bool hung_up;     /* the filter has no task left: nothing can come */
 	bool truncated;
 	struct brig_job_audit *audit; /* --audit's lines (audit.c) */
 	const char **names;           /* for the result */
@@ -146,7 +148,7 @@ int brig_job_denials_fd(const struct brig_job_denials *d, int *wait)
 	uint64_t now;
 
 	*wait = -1;
-	if (!d)
+	if (!d || d->hung_up)
 		return -1;
 	if (d->notify < 0)
 		return d->conn >= 0 ? d->conn : d->listen;
@@ -358,11 +360,16 @@ static void answer(struct brig_job_denials *d)
 		d->next_ms = brig_job_now_ms() + 1;
 }
 
-int brig_job_denials_service(struct brig_job_denials *d)
+int brig_job_denials_service(struct brig_job_denials *d, short revents)
 {
 	if (!d)
 		return 0;
-	if (d->notify >= 0)
+	/* the filter's last task is gone (it is exiting, or went): the fd
+	 * says so at every poll from then on, and nothing more can come, so
+	 * it is polled no more (brig would spin until the job's end) */
+	if (d->notify >= 0 && !(revents & POLLIN) && (revents & (POLLHUP | POLLERR)))
+		d->hung_up = true;
+	else if (d->notify >= 0)
 		answer(d);
 	else if (d->conn >= 0)
 		return take_fd(d);

@@ -242,10 +242,11 @@ const char *brig_job_denials_path(const struct brig_job_denials *d);
 /* The fd to poll, or -1 while the answers wait (past
  * BRIG_JOB_DENIALS_FREE): then *@wait says for how many ms (else -1). */
 int brig_job_denials_fd(const struct brig_job_denials *d, int *wait);
-/* -1 when the listener's fd did not come with the create's message: the
- * job must not run on (its refused calls would fail open: ENOSYS, and a
- * listener of its own could answer them). */
-int brig_job_denials_service(struct brig_job_denials *d);
+/* What poll() said of that fd (@revents) served.  -1 when the listener's
+ * fd did not come with the create's message: the job must not run on
+ * (its refused calls would fail open: ENOSYS, and a listener of its own
+ * could answer them). */
+int brig_job_denials_service(struct brig_job_denials *d, short revents);
 /* The counts, into @r (valid until the next call or close); false when
  * no listener ever came (nothing was counted). */
 bool brig_job_denials_result(struct brig_job_denials *d, struct brig_result_denials *r);
