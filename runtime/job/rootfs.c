@@ -31,6 +31,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/fs.h"
+#include "util/log.h"
 
 /* Without a "brig" entry in /etc/subuid and /etc/subgid, jobs map their ids
  * to host ids from here: 1024 ranges of 65536 (brig-job(8)). */
@@ -157,6 +158,13 @@ static int claim_ids(struct brig_job_root *r, struct brig_error *err)
 		snprintf(name, sizeof(name), "%u", slot);
 		fd = lock_slot(dirfd, locks, name, err);
 		if (fd >= 0) {
+			struct stat st;
+
+			/* which file is the range's lock (tests/security/job-state.sh
+			 * checks that it goes with the job) */
+			if (fstat(fd, &st) == 0)
+				brig_debug("job: id range %u: %s/%s, inode %llu", slot, locks, name,
+				           (unsigned long long)st.st_ino);
 			r->idfd = fd;
 			r->host_id = start + slot * BRIG_JOB_IDS;
 			return 0;

@@ -272,7 +272,10 @@ left_ranges_now() {
 # (the same file, unlocked) for 3 s.  A job of another test file may
 # take a range of these meanwhile: for a moment its file is there and not
 # yet locked (made, then locked), or no longer locked (unlocked, then
-# unlinked, job/rootfs.c), which is no leak; a leaked file stays.
+# unlinked, job/rootfs.c), which is no leak; a leaked file stays.  But a
+# job of another file whose brig is killed leaves its range's file, by
+# design, for the range's next job: for cold jobs, whose brig says which
+# file it took, left_files is exact.
 left_ranges() {
 	local first s
 	first=$(left_ranges_now "$@")
@@ -283,17 +286,38 @@ left_ranges() {
 	done
 }
 
+# taken_files FILE...: "SLOT:INODE" of each id range's lock file that a
+# brig --debug, whose stderr is in FILE..., said it took.
+taken_files() {
+	sed -n 's/.*job: id range \([0-9]*\): .*, inode \([0-9]*\).*/\1:\2/p' "$@"
+}
+
+# left_files SLOT:INODE...: the slots whose lock file is still that very
+# file (the inode), locked by nobody: left behind by the brig that took
+# it.  A file of another job at the same name since is another inode.
+left_files() {
+	local s ino
+	for s in "$@"; do
+		ino=${s##*:}
+		[ "$(stat -c %i "$IDS/${s%%:*}" 2>/dev/null)" = "$ino" ] || continue
+		grep -Eq " [0-9a-f]+:[0-9a-f]+:$ino " /proc/locks || echo "${s%%:*}"
+	done
+}
+
 # Eight cold jobs one after the other: each range's file goes with it.
 t_ids_cold_jobs() {
-	local i bases=()
+	local i files=()
+	mkdir -p "$T/tmp"
 	for ((i = 0; i < 8; i++)); do
-		job -- cat /proc/self/uid_map
+		run_cmd env TMPDIR="$T/tmp" "$BRIG" --debug --root "$T/root" job --rootfs "$ROOTFS" \
+			-- true
 		assert_rc 0 || return
-		bases+=("$(awk '$1 == 0 { print $2 }' <<<"$out")")
+		files+=("$(taken_files "$err_file")")
 	done
-	assert_eq "$(printf '%s\n' "${bases[@]}" | grep -Ec '^[0-9]+$')" 8 "the jobs' host uids"
-	assert_eq "$(left_ranges "${bases[@]}" | tr '\n' ' ')" "" \
-		"lock files left in $IDS (slots) by the jobs at ${bases[*]}"
+	assert_eq "$(printf '%s\n' "${files[@]}" | grep -Ec '^[0-9]+:[0-9]+$')" 8 \
+		"the id ranges' files the jobs took (--debug)"
+	assert_eq "$(left_files "${files[@]}" | tr '\n' ' ')" "" \
+		"lock files left in $IDS (slots) by the jobs"
 	assert_clean
 }
 
@@ -335,11 +359,11 @@ t_ids_pool() {
 # they go, as claimers lock them): no two share a host id, and no short
 # job got the range of a running one.
 t_ids_concurrent() {
-	local i pids=() churn=() bases n prev long
+	local i pids=() churn=() bases n prev long files
 	mkdir -p "$T/s" "$T/r" "$T/tmp"
 	chmod 1777 "$T/s"
 	for ((i = 0; i < 16; i++)); do
-		TMPDIR=$T/tmp timeout -k 5 90 "$BRIG" --root "$T/root" job --rootfs "$ROOTFS" \
+		TMPDIR=$T/tmp timeout -k 5 90 "$BRIG" --debug --root "$T/root" job --rootfs "$ROOTFS" \
 			--mount "$T/s:/s:rw" --env "I=$i" --timeout 80s -- sh -c '
 			cat /proc/self/uid_map >/s/map.$I
 			touch /s/ready.$I
@@ -352,7 +376,7 @@ t_ids_concurrent() {
 	for ((i = 0; i < 4; i++)); do
 		(
 			for ((k = 0; k < 12; k++)); do
-				TMPDIR=$T/tmp timeout -k 5 60 "$BRIG" --root "$T/root" job \
+				TMPDIR=$T/tmp timeout -k 5 60 "$BRIG" --debug --root "$T/root" job \
 					--rootfs "$ROOTFS" -- cat /proc/self/uid_map \
 					</dev/null >>"$T/r/churn.$i" 2>>"$T/r/churn.$i.err" || exit 1
 			done
@@ -384,8 +408,10 @@ t_ids_concurrent() {
 	for n in $bases; do
 		grep -qx "$n" <<<"$long" && fail "a short job got host uid $n, a running job's"
 	done
-	# shellcheck disable=SC2086 # (a list of numbers)
-	assert_eq "$(left_ranges $long $bases | sort -u | tr '\n' ' ')" "" \
+	files=$(taken_files "$T"/r/*.err)
+	assert_eq "$(grep -c . <<<"$files")" 64 "the id ranges' files the jobs took (--debug)"
+	# shellcheck disable=SC2086 # (a list of words)
+	assert_eq "$(left_files $files | sort -u | tr '\n' ' ')" "" \
 		"lock files left in $IDS (slots)"
 	assert_clean
 }
