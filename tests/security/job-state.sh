@@ -255,34 +255,16 @@ t_result_host_file() {
 
 # ------------------------------------------------------------ the id ranges
 
-# left_ranges_now BASE...: the slots of the host id ranges at BASE...
-# whose lock file is there and locked by nobody (/proc/locks: no lock on
-# its inode), as "SLOT:INODE".  One locked is another job's now, not a
-# leak.
-left_ranges_now() {
-	local base slot ino
-	for base in "$@"; do
+# member_files POOL: "SLOT:INODE" of the id range's lock file of each
+# member ready in POOL (its entry names its host uid; its init holds the
+# file's lock, so the file is the range's now).
+member_files() {
+	local f base slot ino
+	for f in "$T/root/pools/$1/ready/"*; do
+		base=$(awk '{ print $3 }' "$f" 2>/dev/null)
+		[[ "$base" =~ ^[0-9]+$ ]] || continue
 		slot=$(((base - ID_START) / 65536))
-		ino=$(stat -c %i "$IDS/$slot" 2>/dev/null) || continue
-		grep -Eq " [0-9a-f]+:[0-9a-f]+:$ino " /proc/locks || echo "$slot:$ino"
-	done
-}
-
-# left_ranges BASE...: the slots of left_ranges_now whose file stays so
-# (the same file, unlocked) for 3 s.  A job of another test file may
-# take a range of these meanwhile: for a moment its file is there and not
-# yet locked (made, then locked), or no longer locked (unlocked, then
-# unlinked, job/rootfs.c), which is no leak; a leaked file stays.  But a
-# job of another file whose brig is killed leaves its range's file, by
-# design, for the range's next job: for cold jobs, whose brig says which
-# file it took, left_files is exact.
-left_ranges() {
-	local first s
-	first=$(left_ranges_now "$@")
-	[ -n "$first" ] || return 0
-	sleep 3
-	for s in $(left_ranges_now "$@"); do
-		grep -qx "$s" <<<"$first" && echo "${s%%:*}"
+		ino=$(stat -c %i "$IDS/$slot" 2>/dev/null) && echo "$slot:$ino"
 	done
 }
 
@@ -325,30 +307,28 @@ t_ids_cold_jobs() {
 # three claims (two hits, then a miss or a refilled hit) and destroy:
 # none of their ranges' files is left.
 t_ids_pool() {
-	local i bases=() f
+	local i files=() f
 	mkdir -p "$T/tmp"
 	defer timeout -k 5 30 "$BRIG" --root "$T/root" pool destroy P
 	run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" pool create P --rootfs "$ROOTFS" --size 2
 	assert_eq "$rc:$err" "0:" "pool create" || return
 	for ((i = 0; i < 3; i++)); do
-		for f in "$T/root/pools/P/ready/"*; do
-			[ -f "$f" ] && bases+=("$(awk '{ print $3 }' "$f")")
-		done
-		bj --pool P -- cat /proc/self/uid_map
+		mapfile -t -O "${#files[@]}" files < <(member_files P)
+		# a miss runs cold: its brig says which file it took
+		run_cmd env TMPDIR="$T/tmp" "$BRIG" --debug --root "$T/root" job --pool P \
+			-- cat /proc/self/uid_map
 		assert_rc 0 || return
-		bases+=("$(awk '$1 == 0 { print $2 }' <<<"$out")")
+		mapfile -t -O "${#files[@]}" files < <(taken_files "$err_file")
 	done
-	for f in "$T/root/pools/P/ready/"*; do
-		[ -f "$f" ] && bases+=("$(awk '{ print $3 }' "$f")")
-	done
+	mapfile -t -O "${#files[@]}" files < <(member_files P)
 	run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" pool destroy P
 	assert_eq "$rc:$err" "0:" "pool destroy"
 	# the followers and fills end after destroy's return at the latest
 	wait_until 10 eval '[ -z "$(_tap_leaked_procs)" ]'
-	mapfile -t bases < <(printf '%s\n' "${bases[@]}" | grep -E '^[0-9]+$' | sort -u)
-	assert [ "${#bases[@]}" -ge 3 ]
-	assert_eq "$(left_ranges "${bases[@]}" | tr '\n' ' ')" "" \
-		"lock files left in $IDS (slots) by the pool's members at ${bases[*]}"
+	mapfile -t files < <(printf '%s\n' "${files[@]}" | grep -E '^[0-9]+:[0-9]+$' | sort -u)
+	assert [ "${#files[@]}" -ge 3 ]
+	assert_eq "$(left_files "${files[@]}" | tr '\n' ' ')" "" \
+		"lock files left in $IDS (slots) by the pool's members: ${files[*]}"
 	assert_empty_dir "$T/root/pools"
 	rmdir "$T/root/pools" 2>/dev/null
 	assert_clean
