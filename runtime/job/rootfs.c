@@ -162,7 +162,7 @@ static int claim_ids(struct brig_job_root *r, struct brig_error *err)
 
 			/* which file is the range's lock (tests/security/job-state.sh
 			 * checks that it goes with the job) */
-			if (fstat(fd, &st) == 0)
+			if (brig_log_debug_enabled() && fstat(fd, &st) == 0)
 				brig_debug("job: id range %u: %s/%s, inode %llu", slot, locks, name,
 				           (unsigned long long)st.st_ino);
 			r->idfd = fd;
