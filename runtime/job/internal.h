@@ -248,7 +248,8 @@ int brig_job_denials_fd(const struct brig_job_denials *d, int *wait);
  * could answer them). */
 int brig_job_denials_service(struct brig_job_denials *d, short revents);
 /* The counts, into @r (valid until the next call or close); false when
- * no listener ever came (nothing was counted). */
+ * the job's profile counts none (@d NULL).  A job that ended before its
+ * listener's fd came has made no refused call: none counted. */
 bool brig_job_denials_result(struct brig_job_denials *d, struct brig_result_denials *r);
 void brig_job_denials_close(struct brig_job_denials *d);
 
