@@ -109,6 +109,23 @@ print_results() {
 		echo "$line"
 	done
 	printf '%-22s %5ds\n' total "$(($(date +%s) - START))"
+	slowest_tests 25
+}
+
+# slowest_tests N: the N slowest tests of every build and guest, from the
+# "# took S s: NAME" line tap.sh writes after each test's result, with the
+# log that holds it (build-asan/tests/job/egress.log, a guest's
+# build-release/tests/vm-1-results/integration/75-cgroups.log).
+slowest_tests() {
+	local lines
+	lines=$(cd "$SRC" && find build-*/tests -name '*.log' ! -name test-suite.log -print0 2>/dev/null |
+		xargs -0r grep -H '^# took [0-9.]* s: ' |
+		sed -n 's/^\([^:]*\)\.log:# took \([0-9.]*\) s: \(.*\)$/\2 \1: \3/p' |
+		sort -rn | head -n "$1")
+	[ -n "$lines" ] || return 0
+	echo
+	echo "== the $1 slowest tests (seconds, log, name) =="
+	printf '%s\n' "$lines" | awk '{ printf "%8.1f  %s", $1, $2; $1 = $2 = ""; print }'
 }
 
 # timed STEP SECONDS [NOTE]: one line of the wall-time table.

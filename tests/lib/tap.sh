@@ -37,6 +37,10 @@ _tap_state=$(mktemp -d "${TMPDIR:-/tmp}/brig-tap.XXXXXX") || {
 	exit 1
 }
 trap 'rm -rf "$_tap_state"' EXIT
+# The real paths the leak checks compare mount points with, once per file:
+# a test's $T is $_tap_tmp/brig-test.XXXXXX.
+_tap_tmp=$(realpath -m "${TMPDIR:-/tmp}")
+_tap_state_real=$(realpath -m "$_tap_state")
 
 # diag MSG...: a TAP comment line per line of MSG.
 diag() {
@@ -57,7 +61,7 @@ skip_all() {
 # tap_test NAME FUNC [ARGS...]: run FUNC ARGS in a subshell inside a fresh
 # directory $T and report one TAP line for it.
 tap_test() {
-	local name=$1 rc leaked
+	local name=$1 rc leaked t0=$EPOCHREALTIME
 	shift
 	# BRIG_TEST_ONLY=TAG (a list of the vm layer): only the tests given
 	# TAG in TAP_TAGS (`TAP_TAGS=cgroup tap_test ...`) run; the others
@@ -78,31 +82,37 @@ tap_test() {
 		diag "cannot create a temporary directory"
 		return
 	}
-	_tap_mount_lines >"$_tap_state/mounts"
+	printf '%s\n' "$(</proc/self/mountinfo)" >"$_tap_state/mounts"
 	_tap_body "$@"
 	rc=$?
 
 	# Nothing a test did may outlive it: no process, no new mount anywhere
 	# on the host, no mount left under its directory, no cgroup.  (A test makes its
-	# own mounts only under $T, and removes them.)
-	leaked=$(_tap_leaked_procs)
+	# own mounts only under $T, and removes them.)  Each check writes a
+	# file that the shell reads itself: a $(...) forks, and a fork costs
+	# 5 ms here, at every test.
+	_tap_leaked_procs >"$_tap_state/leaked"
+	leaked=$(<"$_tap_state/leaked")
 	if [ -n "$leaked" ]; then
 		diag "leaked processes (killed now):" "$leaked"
 		rc=1
 		_tap_kill_leaked
 	fi
-	leaked=$(_tap_mount_lines | comm -13 "$_tap_state/mounts" - | _tap_not_other_tests "$T")
+	_tap_new_mounts "$_tap_state/mounts" "$T" >"$_tap_state/leaked"
+	leaked=$(<"$_tap_state/leaked")
 	if [ -n "$leaked" ]; then
 		diag "new host mounts:" "$leaked"
 		rc=1
 	fi
-	leaked=$(_tap_mounts_under "$T")
+	_tap_mounts_under "$T" >"$_tap_state/leaked"
+	leaked=$(<"$_tap_state/leaked")
 	if [ -n "$leaked" ]; then
 		diag "leaked mounts under $T:" "$leaked"
 		rc=1
 		_tap_umount_under "$T"
 	fi
-	leaked=$(_tap_cgroups_left)
+	_tap_cgroups_left >"$_tap_state/leaked"
+	leaked=$(<"$_tap_state/leaked")
 	if [ -n "$leaked" ]; then
 		diag "leaked cgroup directories (removed now):" "$leaked"
 		rc=1
@@ -115,12 +125,21 @@ tap_test() {
 	unset T
 
 	if [ -f "$_tap_state/skip" ]; then
-		echo "ok $_tap_n - $name # SKIP $(cat "$_tap_state/skip")"
+		echo "ok $_tap_n - $name # SKIP $(<"$_tap_state/skip")"
 	elif [ "$rc" -eq 0 ]; then
 		echo "ok $_tap_n - $name"
 	else
 		echo "not ok $_tap_n - $name"
 	fi
+	# its wall time, leak checks included (run-all.sh lists the slowest)
+	_tap_took "$t0" "$name"
+}
+
+# _tap_took T0 NAME: "# took S.mmm s: NAME", the seconds since T0 (an
+# $EPOCHREALTIME).
+_tap_took() {
+	local us=$((${EPOCHREALTIME/./} - ${1/./}))
+	printf '# took %d.%03d s: %s\n' $((us / 1000000)) $((us / 1000 % 1000)) "$2"
 }
 
 # _tap_body CMD [ARGS...]: run CMD ARGS as a test's body, in a subshell
@@ -140,7 +159,7 @@ _tap_body() {
 	)
 	[ $? -eq 0 ] && [ ! -f "$_tap_state/cnf" ] && return 0
 	if [ -f "$_tap_state/cnf" ]; then
-		diag "$(cat "$_tap_state/cnf")"
+		diag "$(<"$_tap_state/cnf")"
 	fi
 	return 1
 }
@@ -238,17 +257,40 @@ _tap_mount_lines() {
 # container without a mount namespace of its own has mounts on, in the
 # namespace all the files share), that file's.
 _tap_not_other_tests() {
-	local mine base file files
-	mine=$(realpath -m "$1")
-	base=$(realpath -m "${TMPDIR:-/tmp}")/brig-test.
-	files=$(realpath -m "${TMPDIR:-/tmp}")/brig-tap.
-	file=$(realpath -m "$_tap_state")
-	awk -v mine="$mine" -v base="$base" -v file="$file" -v files="$files" '{
-		p = $3; gsub(/\\040/, " ", p)
-		if (index(p, base) == 1 && p != mine && index(p, mine "/") != 1) next
-		if (index(p, files) == 1 && p != file && index(p, file "/") != 1) next
-		print
-	}'
+	_tap_real "$1"
+	awk -v mine="$_tap_r" -v base="$_tap_tmp/brig-test." \
+		-v file="$_tap_state_real" -v files="$_tap_tmp/brig-tap." "$_TAP_NOT_OTHERS"
+}
+_TAP_NOT_OTHERS='{
+	p = $3; gsub(/\\040/, " ", p)
+	if (index(p, base) == 1 && p != mine && index(p, mine "/") != 1) next
+	if (index(p, files) == 1 && p != file && index(p, file "/") != 1) next
+	print
+}'
+
+# _tap_real DIR: $_tap_r = the real path of DIR, with no process when DIR
+# is a test's own $T (made in $_tap_tmp, whose real path is known).
+_tap_real() {
+	if [ "${1%/*}" = "${TMPDIR:-/tmp}" ] && [[ "${1##*/}" == brig-test.* ]]; then
+		_tap_r=$_tap_tmp/${1##*/}
+	else
+		_tap_r=$(realpath -m "$1")
+	fi
+}
+
+# _tap_new_mounts SAVED DIR: the lines of the host's mount table (as
+# _tap_mount_lines prints them) that were not in SAVED (a copy of
+# /proc/self/mountinfo), as many times as they are there more, less
+# those of other tests (_tap_not_other_tests; DIR is the test's $T), in
+# the table's order.  One awk for what took eleven processes.
+_tap_new_mounts() {
+	_tap_real "$2"
+	awk -v mine="$_tap_r" -v base="$_tap_tmp/brig-test." \
+		-v file="$_tap_state_real" -v files="$_tap_tmp/brig-tap." '
+		{ sub(/^[0-9]+ [0-9]+ /, "") }
+		FNR == NR { saved[$0]++; next }
+		saved[$0] > 0 { saved[$0]--; next }
+		'"$_TAP_NOT_OTHERS" "$1" /proc/self/mountinfo
 }
 
 # Processes a test left behind.  Tests run under tests/helpers/subreaper,
@@ -258,12 +300,16 @@ _tap_not_other_tests() {
 # is looked at).  Without the subreaper (a test run by hand) nothing can be
 # told apart.
 _tap_leaked_procs() {
-	local pid
+	local f line pid
 	[ -n "${BRIG_SUBREAPER_PID:-}" ] || return 0
-	for pid in $(cat /proc/"$BRIG_SUBREAPER_PID"/task/*/children 2>/dev/null); do
-		[ "$pid" = "$$" ] && continue
-		alive "$pid" || continue
-		echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+	for f in /proc/"$BRIG_SUBREAPER_PID"/task/*/children; do
+		line=
+		{ read -r line <"$f"; } 2>/dev/null
+		for pid in $line; do
+			[ "$pid" = "$$" ] && continue
+			alive "$pid" || continue
+			echo "$pid $(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)"
+		done
 	done
 }
 
@@ -279,12 +325,22 @@ _tap_kill_leaked() {
 # cgroups (made by tests/helpers/subreaper, listed in $BRIG_TEST_CGROUPS),
 # anything but the leaf "shell" that holds this script on a v2 host.
 _tap_cgroups_left() {
-	local dir
+	local dir d globstar=0 nullglob=0
 	local IFS=:
-	for dir in ${BRIG_TEST_CGROUPS:-}; do
+	[ -n "${BRIG_TEST_CGROUPS:-}" ] || return 0
+	# the shell's own globbing: a find per hierarchy took 70 ms a test
+	shopt -q globstar && globstar=1
+	shopt -q nullglob && nullglob=1
+	shopt -s globstar nullglob
+	for dir in $BRIG_TEST_CGROUPS; do
 		[ -d "$dir" ] || continue
-		find "$dir" -mindepth 1 -type d ! -path "$dir/shell" 2>/dev/null
+		for d in "$dir"/**/; do
+			d=${d%/}
+			[ "$d" = "$dir" ] || [ "$d" = "$dir/shell" ] || echo "$d"
+		done
 	done
+	[ "$globstar" = 1 ] || shopt -u globstar
+	[ "$nullglob" = 1 ] || shopt -u nullglob
 }
 
 # The tests' names for the two above: strays (the processes left, one
@@ -300,10 +356,9 @@ _tap_cgroups_remove() {
 }
 
 _tap_mounts_under() {
-	local dir
-	dir=$(realpath -m "$1")
 	[ -r /proc/self/mountinfo ] || return 0
-	awk -v d="$dir" '{
+	_tap_real "$1"
+	awk -v d="$_tap_r" '{
 		p = $5; gsub(/\\040/, " ", p)
 		if (p == d || index(p, d "/") == 1) print p
 	}' /proc/self/mountinfo
@@ -334,14 +389,15 @@ side_runc() {
 run_cmd() {
 	out_file=$_tap_state/out.$BASHPID
 	err_file=$_tap_state/err.$BASHPID
-	if [ "$(type -t "$1")" = function ]; then
+	if declare -F "$1" >/dev/null; then
 		"$@" </dev/null >"$out_file" 2>"$err_file"
 	else
 		timeout -k 5 "${TAP_TIMEOUT:-60}" "$@" </dev/null >"$out_file" 2>"$err_file"
 	fi
 	rc=$?
-	out=$(cat "$out_file")
-	err=$(cat "$err_file")
+	# (the shell reads them itself: $(cat) forked twice, 15 ms a command)
+	out=$(<"$out_file")
+	err=$(<"$err_file")
 	return 0
 }
 
@@ -418,7 +474,7 @@ wait_for() {
 # seconds; its exit status in $rc.  A child that hangs is killed (rc=124).
 wait_exit() {
 	local pid=$1 n=$(($2 * 20))
-	while [ "$(proc_state "$pid")" != Z ] && [ "$(proc_state "$pid")" != "" ]; do
+	while _tap_proc_state "$pid" && [ "$_tap_s" != Z ] && [ -n "$_tap_s" ]; do
 		n=$((n - 1))
 		if [ "$n" -le 0 ]; then
 			kill -KILL "$pid" 2>/dev/null
@@ -446,14 +502,26 @@ have_faults() {
 
 # proc_state PID: the one-letter state of PID (empty when there is none).
 proc_state() {
-	sed -n 's/^[0-9]* (.*) \([A-Za-z]\) .*/\1/p' "/proc/$1/stat" 2>/dev/null
+	_tap_proc_state "$1"
+	[ -z "$_tap_s" ] || echo "$_tap_s"
+}
+
+# _tap_proc_state PID: $_tap_s = the one-letter state of PID (empty when
+# there is none), read by the shell itself (the field after the last ")":
+# the name between the parentheses may hold anything).
+_tap_proc_state() {
+	local line=
+	_tap_s=
+	{ IFS= read -r line <"/proc/$1/stat"; } 2>/dev/null
+	[[ "$line" == *") "* ]] || return 0
+	line=${line##*) }
+	_tap_s=${line%% *}
 }
 
 # alive PID: PID is a process, not a zombie.
 alive() {
-	local s
-	s=$(proc_state "$1")
-	[ -n "$s" ] && [ "$s" != Z ] && [ "$s" != X ]
+	_tap_proc_state "$1"
+	[ -n "$_tap_s" ] && [ "$_tap_s" != Z ] && [ "$_tap_s" != X ]
 }
 
 # dead PID: the opposite of alive.

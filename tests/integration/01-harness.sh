@@ -1,0 +1,83 @@
+#!/bin/bash
+# The test harness itself (tests/lib/tap.sh): every test file trusts it to
+# fail a test that leaves something behind, so its checks get tests of
+# their own.  A file of leaking tests runs under a subreaper of its own,
+# and each leak must be named, fail its test, and be cleared; and the
+# helpers that read what the shell reads without a process (run_cmd's
+# output, a process's state) must read what cat and sed read.
+# shellcheck source=../lib/tap.sh
+. "$(dirname "$0")/../lib/tap.sh"
+
+SUBREAPER=$BRIG_BUILDDIR/tests/helpers/subreaper
+[ -x "$SUBREAPER" ] || skip_all "no $SUBREAPER: make check builds it"
+
+# The inner file: its tests leak one thing each, or clean up.
+INNER='
+. "$BRIG_SRCDIR/tests/lib/tap.sh"
+t_process() { setsid sleep 1000 </dev/null >/dev/null 2>&1 & }
+t_host_mount() { mkdir "$_tap_state/m" && mount -t tmpfs harness "$_tap_state/m"; }
+t_host_umount() { umount "$_tap_state/m"; }
+t_mount_under() { mkdir "$T/m" && mount -t tmpfs harness "$T/m"; }
+t_cgroup() { local IFS=:; set -- $BRIG_TEST_CGROUPS; mkdir "$1/left-$$"; }
+t_clean() { mkdir "$T/m" && mount -t tmpfs harness "$T/m" && umount "$T/m"; }
+tap_test "leaks a process" t_process
+tap_test "leaks a host mount" t_host_mount
+tap_test "removes that mount" t_host_umount
+tap_test "leaks a mount under its directory" t_mount_under
+tap_test "leaks a cgroup" t_cgroup
+tap_test "leaves nothing" t_clean
+tap_done
+'
+
+# --------------------------------------------------------------- tests
+
+t_leaks() {
+	require_root
+	printf '%s\n' "$INNER" >"$T/inner.sh"
+	run_cmd "$SUBREAPER" bash "$T/inner.sh"
+	assert_rc 0
+	# (a diagnostic comes before its test's line, on one line)
+	assert_match "$out" '^# leaked processes \(killed now\): [0-9]+ (setsid )?sleep 1000 ?'$'\n''not ok 1 - leaks a process'$'\n' "a process"
+	assert_match "$out" $'\n''# new host mounts: [^'$'\n'']* [^ ]*/brig-tap\.[^ /]*/m [^'$'\n'']* tmpfs harness [^'$'\n'']*'$'\n''not ok 2 - leaks a host mount'$'\n' "a host mount"
+	assert_match "$out" $'\n''ok 3 - removes that mount'$'\n' "a mount removed"
+	assert_match "$out" $'\n''# leaked mounts under [^'$'\n'']*/brig-test\.[^/]*: /[^'$'\n'']*/brig-test\.[^/]*/m'$'\n''not ok 4 - leaks a mount under its directory'$'\n' "a mount under \$T"
+	assert_match "$out" $'\n''# leaked cgroup directories \(removed now\): /sys/fs/cgroup/[^'$'\n'']*/left-[0-9]+'$'\n''not ok 5 - leaks a cgroup'$'\n' "a cgroup"
+	assert_match "$out" $'\n''ok 6 - leaves nothing'$'\n' "a clean test"
+	assert_match "$out" $'\n''1\.\.6$' "the plan"
+	# each was cleared: the sleep killed, the cgroup gone (its test said
+	# so; the subreaper's own cgroups went with it, or its run would fail)
+	local pid
+	pid=$(sed -n 's/^# leaked processes (killed now): \([0-9]*\) .*/\1/p' <<<"$out")
+	[ -n "$pid" ] && wait_until 5 dead "$pid" || fail "the leaked sleep ($pid) lives on"
+}
+
+t_run_cmd_output() {
+	run_cmd printf 'a\n\nb\n\n\n'
+	assert_eq "$out" $'a\n\nb' "stdout without its trailing newlines"
+	run_cmd bash -c 'printf "x y\t\n" >&2; exit 3'
+	assert_rc 3
+	assert_eq "$err" $'x y\t' "stderr"
+	run_cmd true
+	assert_eq "$out$err" "" "no output"
+}
+
+t_proc_state() {
+	local pid
+	cp /bin/sleep "$T/a) Z b" || return
+	"$T/a) Z b" 1000 &
+	pid=$!
+	defer kill_wait "$pid"
+	wait_until 5 comm_is "$pid" "a) Z b" || fail "the process never named itself"
+	assert_eq "$(proc_state "$pid")" S "the state of a process whose name holds \") Z \""
+	alive "$pid" || fail "alive says a sleeping process is not"
+	kill -STOP "$pid"
+	wait_until 5 eval '[ "$(proc_state "$pid")" = T ]' || fail "stopped: $(proc_state "$pid")"
+	kill -KILL "$pid"
+	wait_until 5 dead "$pid" || fail "dead says a killed process is alive"
+	assert_eq "$(proc_state 999999999)" "" "the state of no process"
+}
+
+tap_test "a test that leaks a process, a mount, a cgroup fails, naming it, and it is cleared" t_leaks
+tap_test "run_cmd's out and err: the output less its trailing newlines" t_run_cmd_output
+tap_test "proc_state, alive, dead: the state after the name's last parenthesis" t_proc_state
+tap_done
