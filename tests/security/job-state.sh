@@ -304,8 +304,11 @@ t_ids_cold_jobs() {
 }
 
 # A pool's whole life: its members (their ranges, from their entries),
-# three claims (two hits, then a miss or a refilled hit) and destroy:
-# none of their ranges' files is left.
+# three claims and destroy: none of their ranges' files is left.  Each
+# claim waits for the pool to be full again, so every member it can take
+# was seen ready and its file is counted: a member that became ready
+# between the look and the claim was taken unseen (a hit says nothing
+# of its range), and the run counted only two files.
 t_ids_pool() {
 	local i files=() f
 	mkdir -p "$T/tmp"
@@ -313,6 +316,7 @@ t_ids_pool() {
 	run_cmd env TMPDIR="$T/tmp" "$BRIG" --root "$T/root" pool create P --rootfs "$ROOTFS" --size 2
 	assert_eq "$rc:$err" "0:" "pool create" || return
 	for ((i = 0; i < 3; i++)); do
+		wait_until 10 eval '[ "$(member_files P | wc -l)" -eq 2 ]'
 		mapfile -t -O "${#files[@]}" files < <(member_files P)
 		# a miss runs cold: its brig says which file it took
 		run_cmd env TMPDIR="$T/tmp" "$BRIG" --debug --root "$T/root" job --pool P \
