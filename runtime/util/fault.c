@@ -65,6 +65,17 @@ static void log_step(const char *step)
 	}
 }
 
+/* @n bytes allocated and the pointer dropped: a leak that the sanitizer
+ * build must report at exit (tests/integration/01-harness.sh). */
+static __attribute__((noinline)) void leak(size_t n)
+{
+	char *volatile p = malloc(n);
+
+	if (p)
+		memset(p, 0x5a, n);
+	p = NULL;
+}
+
 int brig_fault(const char *step)
 {
 	int saved = errno;
@@ -94,6 +105,9 @@ int brig_fault(const char *step)
 	} else if (!strncmp(action, "errno=", 6) && (n = strtol(action + 6, NULL, 10)) > 0) {
 		errno = (int)n;
 		return -1;
+	} else if (!strncmp(action, "leak=", 5) && (n = strtol(action + 5, NULL, 10)) > 0) {
+		leak((size_t)n);
+		errno = saved;
 	}
 	return 0;
 }

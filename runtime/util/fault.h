@@ -14,6 +14,8 @@
  *       errno=N                  fail with errno N, where the step can fail
  *                                (brig_fault() returns -1; elsewhere as if
  *                                nothing happened)
+ *       leak=N                   allocate N bytes and drop the pointer (the
+ *                                sanitizer build's leak check must see it)
  *   BRIG_FAULT_LOG=FILE          append "STEP\n" to FILE at each step
  *                                reached (a test learns the steps from it)
  *

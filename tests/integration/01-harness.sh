@@ -7,6 +7,8 @@
 # output, a process's state) must read what cat and sed read.
 # shellcheck source=../lib/tap.sh
 . "$(dirname "$0")/../lib/tap.sh"
+# shellcheck source=../lib/rootfs.sh
+. "$(dirname "$0")/../lib/rootfs.sh"
 
 SUBREAPER=$BRIG_BUILDDIR/tests/helpers/subreaper
 [ -x "$SUBREAPER" ] || skip_all "no $SUBREAPER: make check builds it"
@@ -79,7 +81,27 @@ t_proc_state() {
 	assert_eq "$(proc_state 999999999)" "" "the state of no process"
 }
 
+# The sanitizer build's own leak check: a brig that leaks a block (the
+# fault "leak") fails at exit, naming LeakSanitizer, and one that does not
+# leak passes.  The build's link flags (configure.ac: a static libasan, no
+# PIE) must leave the check working, or every test of that build would
+# pass over leaks unseen.
+t_sanitizer_leak() {
+	grep -q -- '-fsanitize=address' "$BRIG_BUILDDIR/Makefile" 2>/dev/null ||
+		skip "brig was built without --enable-sanitizers (CI's asan build has it)"
+	need_faults
+	brig_make_rootfs "$T/rootfs" >/dev/null || return
+	run_cmd env -u ASAN_OPTIONS -u LSAN_OPTIONS "$BRIG" --root "$T/root" job --rootfs "$T/rootfs" -- true
+	assert_eq "$rc:$err" "0:" "a job of a brig that leaks nothing"
+	run_cmd env -u ASAN_OPTIONS -u LSAN_OPTIONS BRIG_FAULT=job.ids-lock:leak=4096 \
+		"$BRIG" --root "$T/root" job --rootfs "$T/rootfs" -- true
+	assert [ "$rc" -ne 0 ]
+	assert_contains "$err" "ERROR: LeakSanitizer: detected memory leaks" "stderr of a leaking brig"
+	assert_contains "$err" "Direct leak of 4096 byte(s) in 1 object(s)" "stderr of a leaking brig"
+}
+
 tap_test "a test that leaks a process, a mount, a cgroup fails, naming it, and it is cleared" t_leaks
 tap_test "run_cmd's out and err: the output less its trailing newlines" t_run_cmd_output
 tap_test "proc_state, alive, dead: the state after the name's last parenthesis" t_proc_state
+tap_test "the sanitizer build: a brig that leaks a block fails at exit, naming it" t_sanitizer_leak
 tap_done
