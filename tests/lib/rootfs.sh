@@ -164,37 +164,39 @@ json_args() {
 	jq -nc "${JQ_WORDS_OPTS[@]}" "$JQ_WORDS"
 }
 
-# spec_config: the path of a config.json that `$BRIG spec` wrote, made
-# once per test file (in tap.sh's state directory) and read by every
-# bundle made from it.
+# spec_config: $SPEC_CONFIG = the path of a config.json that `$BRIG spec`
+# wrote, made once per test file (in tap.sh's state directory) and read
+# by every bundle made from it.
 spec_config() {
 	local dir=${_tap_state:?source tests/lib/tap.sh first}/spec
-	if [ ! -s "$dir/config.json" ]; then
-		mkdir -p "$dir" && rm -f "$dir/config.json" &&
-			"${BRIG:?BRIG is not set}" spec --bundle "$dir" || return 1
-	fi
-	echo "$dir/config.json"
+	SPEC_CONFIG=$dir/config.json
+	[ -s "$SPEC_CONFIG" ] && return
+	mkdir -p "$dir" && rm -f "$SPEC_CONFIG" &&
+		"${BRIG:?BRIG is not set}" spec --bundle "$dir"
 }
 
 # mkbundle FILTER CMD [ARGS...]: the bundle $T/b: `brig spec` without a
 # terminal, running CMD ARGS on the shared rootfs $ROOTFS (brig_file_rootfs),
 # with the host directory $T/shared bind-mounted read-write at /shared,
 # then the jq FILTER.  $SHARED_MODE, when set, is the mode of $T/shared.
+# One jq from the file's spec to the bundle's config.json.
 mkbundle() {
-	local filter=$1 spec
+	local filter=$1
 	shift
 	jq_words "$@"
-	spec=$(spec_config) &&
-		mkdir -p "$T/b" "$T/shared" &&
+	if spec_config && { [ -d "$T/b" ] && [ -d "$T/shared" ] || mkdir -p "$T/b" "$T/shared"; } &&
 		{ [ -z "${SHARED_MODE:-}" ] || chmod "$SHARED_MODE" "$T/shared"; } &&
-		cp "$spec" "$T/b/config.json" &&
-		brig_bundle_edit "$T/b" '.process.terminal = false | .process.args = '"$JQ_WORDS"'
+		jq '.process.terminal = false | .process.args = '"$JQ_WORDS"'
 			| .root.path = $root
 			| .mounts += [{destination: "/shared", type: "bind", source: $shared,
 				       options: ["rbind", "rw"]}]
 			| '"$filter" \
-			"${JQ_WORDS_OPTS[@]}" --arg root "$ROOTFS" --arg shared "$T/shared" ||
-		fail "cannot write the bundle $T/b"
+			"${JQ_WORDS_OPTS[@]}" --arg root "$ROOTFS" --arg shared "$T/shared" \
+			"$SPEC_CONFIG" >"$T/b/config.json"; then
+		return 0
+	fi
+	rm -f "$T/b/config.json"
+	fail "cannot write the bundle $T/b"
 }
 
 # delete_at_end ID: delete --force ID (under $T/root) when the test ends, whatever

@@ -258,16 +258,30 @@ _tap_mount_lines() {
 # container without a mount namespace of its own has mounts on, in the
 # namespace all the files share), that file's.
 _tap_not_other_tests() {
-	_tap_real "$1"
-	awk -v mine="$_tap_r" -v base="$_tap_tmp/brig-test." \
-		-v file="$_tap_state_real" -v files="$_tap_tmp/brig-tap." "$_TAP_NOT_OTHERS"
+	_tap_not_others_vars "$1"
+	awk "${_tap_av[@]}" "$_TAP_AWK_LIB$_TAP_NOT_OTHERS"
 }
 _TAP_NOT_OTHERS='{
-	p = $3; gsub(/\\040/, " ", p)
-	if (index(p, base) == 1 && p != mine && index(p, mine "/") != 1) next
-	if (index(p, files) == 1 && p != file && index(p, file "/") != 1) next
+	p = mpath($3)
+	if (index(p, base) == 1 && !at_or_below(p, mine)) next
+	if (index(p, files) == 1 && !at_or_below(p, file)) next
 	print
 }'
+
+# _tap_not_others_vars DIR: $_tap_av = the awk variables of
+# $_TAP_NOT_OTHERS for the test whose $T is DIR.
+_tap_not_others_vars() {
+	_tap_real "$1"
+	_tap_av=(-v mine="$_tap_r" -v base="$_tap_tmp/brig-test."
+		-v file="$_tap_state_real" -v files="$_tap_tmp/brig-tap.")
+}
+
+# The awk functions of the mount checks: mpath(P), a mount point of
+# mountinfo as a path (its spaces are "\040"); at_or_below(P, D), the
+# path P is D or under it.
+_TAP_AWK_LIB='function mpath(p) { gsub(/\\040/, " ", p); return p }
+function at_or_below(p, d) { return p == d || index(p, d "/") == 1 }
+'
 
 # _tap_real DIR: $_tap_r = the real path of DIR, with no process when DIR
 # is a test's own $T (made in $_tap_tmp, whose real path is known).
@@ -288,15 +302,11 @@ _tap_real() {
 # processes.
 _tap_mount_checks() {
 	: >"$3"
-	_tap_real "$2"
-	awk -v mine="$_tap_r" -v base="$_tap_tmp/brig-test." -v under="$3" \
-		-v file="$_tap_state_real" -v files="$_tap_tmp/brig-tap." '
+	_tap_not_others_vars "$2"
+	awk "${_tap_av[@]}" -v under="$3" "$_TAP_AWK_LIB"'
 		FNR == NR { sub(/^[0-9]+ [0-9]+ /, ""); saved[$0]++; next }
-		{
-			p = $5; gsub(/\\040/, " ", p)
-			if (p == mine || index(p, mine "/") == 1) print p > under
-			sub(/^[0-9]+ [0-9]+ /, "")
-		}
+		at_or_below(mpath($5), mine) { print mpath($5) > under }
+		{ sub(/^[0-9]+ [0-9]+ /, "") }
 		saved[$0] > 0 { saved[$0]--; next }
 		'"$_TAP_NOT_OTHERS" "$1" /proc/self/mountinfo
 }
@@ -366,10 +376,8 @@ _tap_cgroups_remove() {
 _tap_mounts_under() {
 	[ -r /proc/self/mountinfo ] || return 0
 	_tap_real "$1"
-	awk -v d="$_tap_r" '{
-		p = $5; gsub(/\\040/, " ", p)
-		if (p == d || index(p, d "/") == 1) print p
-	}' /proc/self/mountinfo
+	awk -v d="$_tap_r" "$_TAP_AWK_LIB"'at_or_below(mpath($5), d) { print mpath($5) }' \
+		/proc/self/mountinfo
 }
 
 _tap_umount_under() {
