@@ -81,6 +81,24 @@ t_proc_state() {
 	assert_eq "$(proc_state 999999999)" "" "the state of no process"
 }
 
+# state_field reads brig state's top-level pid and status as jq reads
+# them, where an annotation has the same names, and an id that is not
+# there gives nothing.
+t_state_field() {
+	brig_make_rootfs "$T/rootfs" >/dev/null || return
+	mkdir "$T/b" && (cd "$T/b" && "$BRIG" spec) || return
+	brig_bundle_edit "$T/b" '.root.path = $r | .process.terminal = false
+		| .process.args = ["sleep", "100"]
+		| .annotations = {"pid": "7", "status": "x", "z": "\"pid\": 8"}' --arg r "$T/rootfs" || return
+	"$BRIG" --root "$T/root" create --bundle "$T/b" sf || return
+	defer "$BRIG" --root "$T/root" delete --force sf
+	assert_eq "$(state_field sf pid)" "$("$BRIG" --root "$T/root" state sf | jq -r .pid)" "pid"
+	assert_eq "$(state_field sf status)" created "status"
+	assert_eq "$(state_field sf annotations)" "$("$BRIG" --root "$T/root" state sf | jq -r .annotations)" \
+		"a field that is no string or number (jq reads it)"
+	assert_eq "$(state_field none status)" "" "the status of no container"
+}
+
 # The sanitizer build's own leak check: a brig that leaks a block (the
 # fault "leak") fails at exit, naming LeakSanitizer, and one that does not
 # leak passes.  The build's link flags (configure.ac: a static libasan, no
@@ -103,5 +121,6 @@ t_sanitizer_leak() {
 tap_test "a test that leaks a process, a mount, a cgroup fails, naming it, and it is cleared" t_leaks
 tap_test "run_cmd's out and err: the output less its trailing newlines" t_run_cmd_output
 tap_test "proc_state, alive, dead: the state after the name's last parenthesis" t_proc_state
+tap_test "state_field: brig state's top-level pid and status, as jq reads them" t_state_field
 tap_test "the sanitizer build: a brig that leaks a block fails at exit, naming it" t_sanitizer_leak
 tap_done

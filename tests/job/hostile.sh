@@ -169,7 +169,7 @@ t_timeout() {
 	t0=$(date +%s%N)
 	TMPDIR=$T/tmp timeout -k 5 30 "$BRIG" --root "$T/root" job --rootfs "$ROOTFS" \
 		--result "$T/result.json" --mount "$T/s:/s:rw" --timeout 1s \
-		-- sh -c "$READY; sleep 100 & while :; do :; done" \
+		-- sh -c "sleep 100 & $READY; while :; do :; done" \
 		</dev/null >"$T/bg.out" 2>"$T/bg.err" &
 	BG_PID=$!
 	defer kill_wait "$BG_PID"
@@ -545,7 +545,7 @@ t_ranges_across_roots() {
 # then removes what is left (state, cgroups).
 t_sigkill_gc() {
 	local pids cgs
-	bg_job --timeout 60s -- sh -c "$READY; sleep 100 & sleep 100"
+	bg_job --timeout 60s -- sh -c "sleep 100 & $READY; sleep 100"
 	job_started || return
 	pids=$(uid_pids "$BASE")
 	cgs=$(job_cgroups)
@@ -568,7 +568,7 @@ t_sigkill_gc() {
 # The same, cleaned by the next job instead of --gc.
 t_sigkill_next_job() {
 	local pids cgs
-	bg_job --timeout 60s -- sh -c "$READY; sleep 100 & sleep 100"
+	bg_job --timeout 60s -- sh -c "sleep 100 & $READY; sleep 100"
 	job_started || return
 	pids=$(uid_pids "$BASE")
 	cgs=$(job_cgroups)
@@ -591,7 +591,7 @@ t_sigterm_sigint() {
 	local sig pids cgs
 	for sig in TERM INT; do
 		rm -rf "$T/s"
-		bg_job --timeout 60s -- sh -c "$READY; sleep 100 & sleep 100"
+		bg_job --timeout 60s -- sh -c "sleep 100 & $READY; sleep 100"
 		job_started || return
 		pids=$(uid_pids "$BASE")
 		cgs=$(job_cgroups)

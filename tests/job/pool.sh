@@ -683,7 +683,7 @@ t_timeout() {
 
 	wait_ready P 1
 	t0=$(date +%s%N)
-	bg_pjob P 1 --timeout 1s -- sh -c "$READY; sleep 100 & while :; do :; done"
+	bg_pjob P 1 --timeout 1s -- sh -c "sleep 100 & $READY; while :; do :; done"
 	job_started 1 || return
 	pids=$(uid_pids "$BASE")
 	cgs=$(own_cgroups "$JOB_PID")
@@ -900,7 +900,7 @@ t_sigkill_claimer() {
 	local pids cgs id m st
 	shared_dir
 	mkpool P --size 2 --mount "$T/s:/s:rw" || return
-	bg_pjob P 1 --timeout 60s -- sh -c "$READY; sleep 100 & sleep 100"
+	bg_pjob P 1 --timeout 60s -- sh -c "sleep 100 & $READY; sleep 100"
 	job_started 1 || return
 	pids=$(uid_pids "$BASE")
 	cgs=$(own_cgroups "$JOB_PID")

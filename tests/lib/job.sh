@@ -160,7 +160,10 @@ bg_job() {
 	defer kill_wait "$BG_PID"
 }
 
-# The shell line a bg_job runs first.
+# The shell line a bg_job runs once its processes are there: a job that
+# puts one in the background does so first ("sleep 100 & $READY; ..."),
+# so that the test that counts the job's processes when it is ready sees
+# them all (a loaded run saw the shell alone).
 # shellcheck disable=SC2016
 # shellcheck disable=SC2034 # for the files that source this
 READY='cat /proc/self/uid_map >/s/map && touch /s/ready'

@@ -30,7 +30,7 @@ brig_busybox() {
 # brig_make_rootfs DIR: a minimal busybox root filesystem in DIR (created;
 # must not exist or be empty).
 brig_make_rootfs() {
-	local dir=$1 bb applet
+	local dir=$1 bb
 	bb=$(brig_busybox) || return 1
 	if [ -e "$dir" ] && [ -n "$(ls -A "$dir" 2>/dev/null)" ]; then
 		echo "rootfs: $dir exists and is not empty" >&2
@@ -40,24 +40,28 @@ brig_make_rootfs() {
 	cp "$bb" "$dir/bin/busybox" || return 1
 	# What `chroot DIR /bin/busybox --install -s /bin` does, without needing
 	# root: one symlink per applet in /bin.  Relative links also resolve
-	# when the rootfs is inspected from the host.
-	for applet in $("$dir/bin/busybox" --list); do
-		[ -e "$dir/bin/$applet" ] || ln -s busybox "$dir/bin/$applet" || return 1
-	done
+	# when the rootfs is inspected from the host.  One perl (Essential in
+	# Debian) for the 268 links: an ln each took 2.5-6 s a rootfs here, a
+	# multiple of that in a TCG guest; 0.4 s now.
+	"$dir/bin/busybox" --list | perl -e '
+		chdir $ARGV[0] or die "$ARGV[0]: $!\n";
+		while (my $applet = <STDIN>) {
+			chomp $applet;
+			next if -e $applet;
+			symlink("busybox", $applet) or die "$applet: $!\n";
+		}
+		chmod(0700, "../root") && chmod(01777, "../tmp") or die "chmod: $!\n";' "$dir/bin" ||
+		{
+			echo "rootfs: cannot link the applets in $dir/bin" >&2
+			return 1
+		}
 	[ -x "$dir/bin/sh" ] || {
 		echo "rootfs: busybox in $dir has no sh applet" >&2
 		return 1
 	}
-	cat >"$dir/etc/passwd" <<-'EOF'
-		root:x:0:0:root:/root:/bin/sh
-		nobody:x:65534:65534:nobody:/nonexistent:/bin/false
-	EOF
-	cat >"$dir/etc/group" <<-'EOF'
-		root:x:0:
-		nogroup:x:65534:
-	EOF
-	chmod 0700 "$dir/root"
-	chmod 1777 "$dir/tmp"
+	printf '%s\n' "root:x:0:0:root:/root:/bin/sh" \
+		"nobody:x:65534:65534:nobody:/nonexistent:/bin/false" >"$dir/etc/passwd" &&
+		printf '%s\n' "root:x:0:" "nogroup:x:65534:" >"$dir/etc/group"
 }
 
 # brig_make_bundle DIR [SPEC-ARGS...]: an OCI bundle in DIR: a busybox
