@@ -39,13 +39,28 @@ brig_file_rootfs
 
 # cgdir ID CONTROLLER: the container's cgroup directory for CONTROLLER,
 # from "cgroupPaths" in its state.json (on v2 the one directory; "unified":
-# the v2 one of a hybrid host).
+# the v2 one of a hybrid host).  The shell reads brig's one-line JSON when
+# the object holds plain strings (no escapes); jq anything else.
 cgdir() {
-	local key=$2
+	local key=$2 json obj k v re='"cgroupPaths":\{([^}\\]*)\}'
 	[ "$CG" = v2 ] && key=unified
+	{ json=$(<"$T/root/$1/state.json"); } 2>/dev/null || return 0
+	if [[ $json =~ $re ]]; then
+		obj=${BASH_REMATCH[1]}
+		re='^,?"([^"]*)":"([^"]*)"'
+		while [[ $obj =~ $re ]]; do
+			k=${BASH_REMATCH[1]} v=${BASH_REMATCH[2]}
+			obj=${obj:${#BASH_REMATCH[0]}}
+			if [[ ",$k," == *",$key,"* ]]; then
+				echo "$v"
+				return 0
+			fi
+		done
+		[ -z "$obj" ] && return 0
+	fi
 	jq -r --arg k "$key" '.cgroupPaths // {} | to_entries[]
 		| select(.key | split(",") | index($k)) | .value' \
-		"$T/root/$1/state.json" 2>/dev/null | head -n 1
+		<<<"$json" 2>/dev/null | head -n 1
 }
 
 # cg ID CONTROLLER FILE: the content of FILE in that directory.
