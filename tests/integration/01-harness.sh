@@ -99,6 +99,38 @@ t_state_field() {
 	assert_eq "$(state_field none status)" "" "the status of no container"
 }
 
+# run_cmd's deadline against coreutils' timeout, both "-k 1 1", side by
+# side on each case: the status (the command's own, 124 at the deadline,
+# 137 when SIGTERM is ignored, a signal's, 126 and 127), the output, and
+# the deadline reaching a background child in the command's group.
+t_deadline() {
+	local dl=$BRIG_BUILDDIR/tests/helpers/deadline c i want got
+	[ -x "$dl" ] || skip "no $dl: make check builds it"
+	local cases=("true" "echo out; exit 3" "sleep 10" "trap '' TERM; sleep 10"
+		'kill -USR1 $$' "exec /nonexistent/x" "exec $T/noexec"
+		"trap 'echo term; exit 0' TERM; sleep 10 & wait"
+		"sleep 10 & echo \$! >$T/bg.\$0; wait")
+	: >"$T/noexec"
+	for i in "${!cases[@]}"; do
+		c=${cases[i]}
+		# (in braces: the shell's "Killed" lines go too)
+		(
+			{ timeout -k 1 1 sh -c "$c" t >"$T/t.out"; } 2>/dev/null
+			echo "rc=$? $(<"$T/t.out")" >"$T/t.res"
+		) &
+		{ "$dl" -k 1 1 sh -c "$c" d >"$T/d.out"; } 2>/dev/null
+		got="rc=$? $(<"$T/d.out")"
+		wait
+		want=$(<"$T/t.res")
+		assert_eq "$got" "$want" "deadline against timeout on: $c"
+	done
+	# the background sleep of the last case, in the command's group:
+	# ended by the deadline's SIGTERM under both
+	for i in t d; do
+		wait_until 2 dead "$(<"$T/bg.$i")" || fail "the background sleep under $i lives on"
+	done
+}
+
 # The sanitizer build's own leak check: a brig that leaks a block (the
 # fault "leak") fails at exit, naming LeakSanitizer, and one that does not
 # leak passes.  The build's link flags (configure.ac: a static libasan, no
@@ -122,5 +154,6 @@ tap_test "a test that leaks a process, a mount, a cgroup fails, naming it, and i
 tap_test "run_cmd's out and err: the output less its trailing newlines" t_run_cmd_output
 tap_test "proc_state, alive, dead: the state after the name's last parenthesis" t_proc_state
 tap_test "state_field: brig state's top-level pid and status, as jq reads them" t_state_field
+tap_test "run_cmd's deadline: the status, output and signals of coreutils' timeout" t_deadline
 tap_test "the sanitizer build: a brig that leaks a block fails at exit, naming it" t_sanitizer_leak
 tap_done
