@@ -161,9 +161,15 @@ cgroup_dirs() {
 	done <"/proc/$1/cgroup"
 }
 
-# beats: the hop counts of the hopper's chains (pid-hopper.c).
+# beats: the hop counts of the hopper's chains (pid-hopper.c).  The
+# pollers here read files with the shell itself: a cat each was a process
+# per hierarchy per poll (1156 in a run of this file on the host).
 beats() {
-	cat "$T/shared/ready".* 2>/dev/null | tr '\n' ' '
+	local f line out=
+	for f in "$T/shared/ready".*; do
+		{ while IFS= read -r line || [ -n "$line" ]; do out+="$line "; done <"$f"; } 2>/dev/null
+	done
+	echo "$out"
 }
 
 # hops: the hopper is alive, hopping: its counts grow.
@@ -175,17 +181,28 @@ hops() {
 
 # cg_procs: every pid in $C2's cgroups (below them too), in every hierarchy.
 cg_procs() {
-	local d
+	local d f line globstar=0 nullglob=0
+	shopt -q globstar && globstar=1
+	shopt -q nullglob && nullglob=1
+	shopt -s globstar nullglob
 	for d in "${CG2[@]}"; do
-		[ -d "$d" ] && find "$d" -name cgroup.procs -exec cat {} + 2>/dev/null
+		[ -d "$d" ] || continue
+		for f in "$d"/**/cgroup.procs; do
+			{ while IFS= read -r line || [ -n "$line" ]; do echo "$line"; done <"$f"; } 2>/dev/null
+		done
 	done
+	[ "$globstar" = 1 ] || shopt -u globstar
+	[ "$nullglob" = 1 ] || shopt -u nullglob
 }
 
 # cg_tasks: the tasks the pids controller counts in $C2's cgroups.
 cg_tasks() {
-	local d n=0
+	local d n=0 v
 	for d in "${CG2[@]}"; do
-		[ -f "$d/pids.current" ] && n=$((n + $(cat "$d/pids.current" 2>/dev/null || echo 0)))
+		[ -f "$d/pids.current" ] || continue
+		v=0
+		{ read -r v <"$d/pids.current"; } 2>/dev/null
+		n=$((n + ${v:-0}))
 	done
 	echo "$n"
 }
