@@ -4,8 +4,8 @@
  * ARGS...` of coreutils does (GRACE 5 unless given), for tests/lib/tap.sh's
  * run_cmd, which wraps every command of every test in it.  Linked
  * statically and without the sanitizers: coreutils' timeout, dynamically
- * linked, cost 7 ms more than the command alone on this machine (and more
- * under TCG); this costs 2.5.
+ * linked, cost 6.2 ms more than the command alone on this machine (and
+ * more under TCG); this costs 2.6.
  *
  * The same behaviour, as 01-harness.sh checks against timeout itself:
  *  - CMD runs in a process group of ours, made first (setpgid), with

@@ -181,18 +181,16 @@ hops() {
 
 # cg_procs: every pid in $C2's cgroups (below them too), in every hierarchy.
 cg_procs() {
-	local d f line globstar=0 nullglob=0
-	shopt -q globstar && globstar=1
-	shopt -q nullglob && nullglob=1
-	shopt -s globstar nullglob
+	with_globstar _cg_procs
+}
+_cg_procs() {
+	local d f line
 	for d in "${CG2[@]}"; do
 		[ -d "$d" ] || continue
 		for f in "$d"/**/cgroup.procs; do
 			{ while IFS= read -r line || [ -n "$line" ]; do echo "$line"; done <"$f"; } 2>/dev/null
 		done
 	done
-	[ "$globstar" = 1 ] || shopt -u globstar
-	[ "$nullglob" = 1 ] || shopt -u nullglob
 }
 
 # cg_tasks: the tasks the pids controller counts in $C2's cgroups.
