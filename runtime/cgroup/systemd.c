@@ -516,7 +516,7 @@ static void job_wait_release(struct job_wait *w)
 
 int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struct brig_resources *r,
                        const struct brig_dev_rule *devices, size_t n_devices, bool v2,
-                       struct brig_error *err)
+                       bool *created, struct brig_error *err)
 {
 #ifdef HAVE_SYSTEMD
 	_cleanup_(bus_unrefp) sd_bus *bus = NULL;
@@ -541,8 +541,12 @@ int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struc
 		_cleanup_(error_freep) sd_bus_error e = SD_BUS_ERROR_NULL;
 
 		ret = start_transient(bus, u->unit, &props, &e, &w);
-		if (ret >= 0)
+		if (ret >= 0) {
+			/* systemd made the unit for brig: it is brig's to stop */
+			if (created)
+				*created = true;
 			break;
+		}
 		if (!sd_bus_error_has_name(&e, "org.freedesktop.systemd1.UnitExists") ||
 		    attempt > 0)
 			return bus_fail(err, ret, &e, what);
@@ -563,7 +567,7 @@ int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struc
 	}
 	return 0;
 #else
-	(void)u, (void)pid, (void)r, (void)devices, (void)n_devices, (void)v2;
+	(void)u, (void)pid, (void)r, (void)devices, (void)n_devices, (void)v2, (void)created;
 	return brig_error_set(err, NO_LIBSYSTEMD);
 #endif
 }

@@ -223,10 +223,13 @@ bool brig_systemd_running(void);
  * fails (and the unit is reset).  Without libsystemd, or when systemd is
  * not running, fails with "systemd cgroup driver: brig was built without
  * libsystemd" / "systemd cgroup driver: systemd is not running".
+ * *@created (if not NULL) is set true once systemd has made the unit for
+ * this call, so it is brig's to stop even if the start then fails; left
+ * as it is when the unit was another's (a name clash) or never made.
  */
 int brig_systemd_start(const struct brig_systemd_unit *u, pid_t pid, const struct brig_resources *r,
                        const struct brig_dev_rule *devices, size_t n_devices, bool v2,
-                       struct brig_error *err);
+                       bool *created, struct brig_error *err);
 
 /*
  * The cgroup of the manager brig talks to, below the hierarchy's root: ""

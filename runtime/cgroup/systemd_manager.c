@@ -92,13 +92,23 @@ static int systemd_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
 	_cleanup_free_ struct brig_dev_rule *rules = NULL;
 	size_t n_rules;
 	struct brig_resources none = { 0 };
+	bool created = false;
 
 	if (!cg->sd)
 		return brig_cg_cgroupfs_manager.enter(cg, subs, pid, err);
 	r = cg->lx ? cg->lx->resources : NULL;
 	n_rules = brig_cg_device_rules(cg->lx, &rules);
-	if (brig_systemd_start(cg->sd, pid, r, rules, n_rules, cg->layout == BRIG_CG_V2, err) < 0)
+	if (brig_systemd_start(cg->sd, pid, r, rules, n_rules, cg->layout == BRIG_CG_V2, &created,
+	                       err) < 0) {
+		/* a unit systemd did not make for us (its name is another
+		 * container's, say) is not ours: the failed create must not
+		 * stop it */
+		if (!created) {
+			free(cg->unit);
+			cg->unit = NULL;
+		}
 		return -1;
+	}
 	for (size_t i = 0; i < cg->n; i++) {
 		size_t ml = strlen(cg->h[i].dir) - strlen(cg->sd->cgroup);
 		_cleanup_free_ char *mp = strndup(cg->h[i].dir, ml);
@@ -127,6 +137,9 @@ static int systemd_update(const struct brig_cgroup *cg, const struct brig_resour
  * gets this far: its cgroup is not empty, and create refuses that). */
 static int systemd_destroy(struct brig_cgroup *cg, struct brig_error *err)
 {
+	/* none: a failed start of a unit that was not brig's (enter) */
+	if (!cg->unit)
+		return 0;
 	return brig_systemd_stop(cg->unit, err);
 }
 

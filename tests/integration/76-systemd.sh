@@ -150,8 +150,8 @@ t_delegate() {
 }
 
 # A slice that does not exist yet: systemd makes it (as for runc); a
-# second container with the same unit name: one line, nothing of it left,
-# the first untouched.
+# second container with the same unit name (in another slice): one line,
+# nothing of it left, the first and its unit untouched.
 t_slice_and_clash() {
 	sdrun c1 brig-test.slice:brig:c1 || return
 	assert_eq "$(prop brig-c1.scope Slice)" brig-test.slice "the scope's slice"
@@ -161,8 +161,13 @@ t_slice_and_clash() {
 	assert_rc 1
 	assert_lines 1 "$err" "the clash's error"
 	assert_contains "$err" 'brig-c1.scope' "the clash's error names the unit"
+	diag "CLASHERR: $err"
 	assert_no_file "$T/root/c2"
 	assert_eq "$(state_field c1 status)" running "the first container after the clash"
+	# the failed create stops no unit it did not start: it once stopped
+	# c1's (deactivating, SIGTERM, then systemd's SIGKILL 90 s later),
+	# waiting 30 s for the job
+	assert_eq "$(prop brig-c1.scope ActiveState)" active "the first container's unit after the clash"
 	deleted c1
 }
 
@@ -246,6 +251,6 @@ tap_test "systemd: a transient scope in the named slice, Delegate=yes, the init 
 tap_test "systemd: resources as unit properties and files; update changes both" t_resources
 tap_test "systemd: pause and resume freeze and thaw the scope" t_pause
 tap_test "systemd: a delegated scope takes sub-cgroups" t_delegate
-tap_test "systemd: a new slice is made; a unit name clash is one line and leaves nothing" t_slice_and_clash
+tap_test "systemd: a new slice is made; a unit name clash is one line, leaves nothing and stops no unit" t_slice_and_clash
 tap_test "systemd, rootless: the user's manager (user@UID.service) gives the scope, limits, update, delete" t_rootless
 tap_done

@@ -599,7 +599,7 @@ static void test_dbus_without_systemd(void)
 		return;
 	}
 	brig_systemd_parse_path("", "abc", &u, &err);
-	ok(brig_systemd_start(&u, 1, NULL, NULL, 0, true, &err) < 0, "start fails");
+	ok(brig_systemd_start(&u, 1, NULL, NULL, 0, true, NULL, &err) < 0, "start fails");
 	is_str(err.msg, want, "  error message");
 	brig_error_release(&err);
 	ok(brig_systemd_update(u.unit, NULL, NULL, 0, true, &err) < 0, "update fails");
