@@ -231,7 +231,7 @@ _e2e_body() {
 # brig (none when E2E_ONLY names a tag it does not have).
 _e2e_left_out=0
 scenario() {
-	local name=$1 func=$2 rt res r col=() brig_log runc_log note
+	local name=$1 func=$2 rt res r col=() brig_log runc_log note t0=$EPOCHREALTIME
 	if [ -n "${E2E_ONLY:-}" ] && [[ " ${*:3} " != *" $E2E_ONLY "* ]]; then
 		_e2e_left_out=$((_e2e_left_out + 1))
 		return 0
@@ -290,6 +290,8 @@ scenario() {
 		echo "not ok $_tap_n - $name"
 		diag "brig:" "$brig_log"
 	fi
+	# its wall time, both runtimes' (run-all.sh lists the slowest)
+	_tap_took "$t0" "$name"
 	return 0
 }
 
