@@ -424,11 +424,18 @@ fork $i" "job $i's output: the prepared state, then its own write"
 
 t_job_timeout() {
 	need_criu
-	local bg pid
+	local bg pid t0=$EPOCHREALTIME secs
 	prepare_job_image || return
 	# the deadline covers the restore, then the checks below while the
-	# job hangs: 10 s was too short for a guest sharing its CPU
-	echo hang | bjob --stdin - --id jobA --timeout 40s --result "$T/r.json" \
+	# job hangs: 10 s was too short for a guest sharing its CPU, and a
+	# fixed 40 s was 35 s of waiting in a guest of its own.  So: four
+	# times what the image took (a run, then a checkpoint, which the
+	# restore mirrors), at least 15 s, at most 60.
+	secs=$((4 * (${EPOCHREALTIME/./} - ${t0/./}) / 1000000 + 1))
+	[ "$secs" -ge 15 ] || secs=15
+	[ "$secs" -le 60 ] || secs=60
+	diag "the deadline: ${secs} s"
+	echo hang | bjob --stdin - --id jobA --timeout "${secs}s" --result "$T/r.json" \
 		>"$T/j.out" 2>"$T/j.err" &
 	bg=$!
 	defer kill_wait "$bg"
