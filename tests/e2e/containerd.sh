@@ -111,8 +111,58 @@ containerd_stop() {
 	wait "$CONTAINERD_PID" 2>/dev/null
 	CONTAINERD_PID=
 }
+# cri_ok: whether the CRI client runs here (python3 with grpc and
+# protobuf, and protoc), found once: each scenario's clean check asks.
+CRI_OK=0
+[ -x "$PY" ] && "$PY" -c 'import grpc, google.protobuf' 2>/dev/null &&
+	command -v protoc >/dev/null && CRI_OK=1
+cri_ok() {
+	[ "$CRI_OK" = 1 ]
+}
+
+# The CRI client as one server process (cri.py --serve, which says how
+# it is asked) and cri_call, which asks it: in an emulated guest a start
+# of cri.py took seconds, and the script made some thirty.  Where the
+# server cannot start, $CRI stays cri.py itself.
+CRI_DIR=$E2E_TMP/cri CRI_PID=
+cri_server_start() {
+	mkdir -p "$CRI_DIR" && mkfifo "$CRI_DIR/in" "$CRI_DIR/out" || return 1
+	"$PY" "$BRIG_SRCDIR/tests/e2e/cri/cri.py" --serve "$CRI_DIR" </dev/null \
+		>"$CRI_DIR/server.log" 2>&1 &
+	CRI_PID=$!
+	CRI=cri_call
+}
+# cri_call ARGS...: what `cri.py --address $SOCK ARGS...` would do: its
+# stdout, stderr and exit status.
+cri_call() {
+	local rc
+	kill -0 "$CRI_PID" 2>/dev/null || {
+		echo "cri.py --serve is gone: $(cat "$CRI_DIR/server.log")" >&2
+		return 1
+	}
+	printf '%s\0' --address "$SOCK" "$@" >"$CRI_DIR/args" || return 1
+	# (read and write: opening a FIFO so never blocks)
+	echo go 1<>"$CRI_DIR/in"
+	IFS= read -r -t 300 rc <>"$CRI_DIR/out" || {
+		echo "cri.py --serve did not answer within 300 s" >&2
+		return 1
+	}
+	cat "$CRI_DIR/stdout"
+	cat "$CRI_DIR/stderr" >&2
+	return "$rc"
+}
+cri_server_stop() {
+	[ -n "$CRI_PID" ] || return 0
+	echo quit 1<>"$CRI_DIR/in"
+	wait "$CRI_PID" 2>/dev/null
+	CRI_PID=
+}
+if cri_ok; then
+	cri_server_start || echo "# cri.py --serve did not start: cri.py runs once a command"
+fi
+
 # (tap.sh's own EXIT trap removes its state directory: kept)
-trap 'containerd_stop; rm -rf "$_tap_state"' EXIT
+trap 'cri_server_stop; containerd_stop; rm -rf "$_tap_state"' EXIT
 
 # (not in a subshell: CONTAINERD_PID must stay set)
 if ! containerd_setup >"$E2E_TMP/setup.log" 2>&1; then
@@ -334,10 +384,6 @@ s_kill_all_delete_force() {
 	assert_rc 0
 }
 
-cri_ok() {
-	[ -x "$PY" ] && "$PY" -c 'import grpc, google.protobuf' 2>/dev/null &&
-		command -v protoc >/dev/null
-}
 
 # The Kubernetes path: a pod of the RuntimeClass's handler (or of "runc"
 # for the comparison), a container in it, exec, update, stop, removal.

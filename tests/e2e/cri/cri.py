@@ -8,6 +8,16 @@ and removed at exit; the RPCs are called through channel.unary_unary, so
 no grpc_tools code generation is needed.
 
     cri.py --address SOCK COMMAND ...      (or CRI_ADDRESS=SOCK)
+    cri.py --serve DIR                     (many commands, one start)
+
+--serve answers the commands of one caller, one at a time, in this one
+process: under an emulated CPU a start of python3 with grpc and protobuf
+imported takes seconds, and a test script makes dozens.  DIR holds two
+FIFOs made by the caller, "in" and "out".  For each command the caller
+writes its arguments, each ended by a NUL, to DIR/args, then a line
+"go" to DIR/in; the command's stdout and stderr are written to DIR/stdout
+and DIR/stderr, then its exit status, one line, to DIR/out.  A line
+"quit" ends the server.  (tests/e2e/containerd.sh: cri_call.)
 
 Results go to stdout (JSON, or one plain value); an error is one line on
 stderr and exit status 1.  `exec` exits with the command's exit code.
@@ -16,6 +26,7 @@ Arguments after a lone "--" are the command (create, exec).
 
 import argparse
 import atexit
+import io
 import json
 import os
 import shutil
@@ -36,6 +47,8 @@ class CriError(Exception):
 
 def load_api():
     global pb, json_format
+    if pb is not None:
+        return
     tmp = tempfile.mkdtemp(prefix="cri-proto.")
     atexit.register(shutil.rmtree, tmp, True)
     try:
@@ -540,7 +553,61 @@ def main(argv):
     return rc or 0
 
 
+def run_captured(argv):
+    """main(argv) as the command line would run it: its exit status, and
+    the bytes it wrote to stdout and stderr."""
+    out = io.TextIOWrapper(io.BytesIO(), write_through=True)
+    err = io.TextIOWrapper(io.BytesIO(), write_through=True)
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        try:
+            rc = main(argv)
+        except CriError as e:
+            print("%s: %s" % (PROG, e), file=sys.stderr)
+            rc = 1
+        except SystemExit as e:  # argparse: its message is on stderr
+            if e.code is None:
+                rc = 0
+            elif isinstance(e.code, int):
+                rc = e.code
+            else:
+                print(e.code, file=sys.stderr)
+                rc = 1
+    finally:
+        sys.stdout, sys.stderr = saved
+    return rc, out.buffer.getvalue(), err.buffer.getvalue()
+
+
+def serve(d):
+    # gone with the test script that started it, however it ends
+    import ctypes
+    import signal
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() == 1:
+        return 1
+    # read and write: opening never blocks, and the server sees no end
+    # of file between two callers' writes
+    requests = os.fdopen(os.open(os.path.join(d, "in"), os.O_RDWR), "rb", 0)
+    for line in iter(requests.readline, b""):
+        if line.strip() == b"quit":
+            return 0
+        with open(os.path.join(d, "args"), "rb") as f:
+            argv = [a.decode() for a in f.read().split(b"\0")[:-1]]
+        rc, out, err = run_captured(argv)
+        with open(os.path.join(d, "stdout"), "wb") as f:
+            f.write(out)
+        with open(os.path.join(d, "stderr"), "wb") as f:
+            f.write(err)
+        fd = os.open(os.path.join(d, "out"), os.O_WRONLY)
+        os.write(fd, b"%d\n" % rc)
+        os.close(fd)
+    return 0
+
+
 if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--serve":
+        sys.exit(serve(sys.argv[2]))
     try:
         sys.exit(main(sys.argv[1:]))
     except CriError as e:
