@@ -384,7 +384,6 @@ s_kill_all_delete_force() {
 	assert_rc 0
 }
 
-
 # The Kubernetes path: a pod of the RuntimeClass's handler (or of "runc"
 # for the comparison), a container in it, exec, update, stop, removal.
 s_cri() {
