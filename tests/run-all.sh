@@ -10,10 +10,7 @@
 # 1. apt-get installs the build and test dependencies (SKIP_APT=1 skips it);
 # 2. builds brig twice out of tree: build-release/ (plain) and build-asan/
 #    (--enable-sanitizers: ASan + UBSan, and --enable-fault-injection for
-#    the reliability layer, which the release build skips); the asan
-#    build, then `make lint` (clang-format check + shellcheck + cppcheck),
-#    at the idle scheduling class beside the release build's check and
-#    the e2e layer;
+#    the reliability layer, which the release build skips);
 # 3. runs `make check` in each: unit, integration, fuzz, security and
 #    conformance (brig against runc on the world's configs) tests (the fuzzer
 #    for FUZZ_SECONDS=60 in the release build only: FUZZ_SECONDS=0 in asan);
@@ -21,13 +18,14 @@
 #    containerd (ctr and the CRI) driving the release build, each
 #    scenario compared with runc's result (runc's baseline in
 #    tests/e2e/baselines/, or runc live: tests/e2e/lib.sh); then the asan
-#    build's check;
+#    build and its check;
 # 5. then the guests, two at a time (one CPU each; each list in two
 #    parts): the "vm" layer, the scripts listed in tests/vm/TESTS run
 #    again with the release build inside a qemu guest with pure cgroup v2
 #    (tests/vm/run.sh; SKIP when no guest can run here), and the
 #    "vm-systemd" layer, tests/vm/TESTS-systemd in a guest whose PID 1 is
-#    systemd (the systemd cgroup driver against a real systemd);
+#    systemd (the systemd cgroup driver against a real systemd); `make
+#    lint` (clang-format check + shellcheck + cppcheck) runs meanwhile;
 # 6. prints one result line per layer, a table of each step's wall time
 #    (and of each make check layer's scripts, summed), and the totals.
 #
@@ -470,100 +468,86 @@ run_lint() {
 # since T0: the seconds since T0 (for the wall-time table).
 since() { echo $(($(date +%s) - $1)); }
 
-# Lanes: steps that run in the background, each in a subshell of its own
-# with its own counts, its output in build-release/NAME.out and its counts
-# in NAME.state, which merge_lanes adds to ours, in the order the lanes
-# started.
-LANE_PIDS=() LANE_NAMES=()
-# start_lane NAME [--idle] CMD [ARGS...]: CMD ARGS in a lane.  --idle: at
-# the idle scheduling class (SCHED_IDLE, its children too): it runs only
-# on a CPU that nothing else wants, so the layers beside it keep their
-# timing, and it soaks up the time they spend waiting.
-start_lane() {
-	local name=$1 f=$SRC/build-release/$1 idle=0
-	shift
-	[ "$1" != --idle ] || { idle=1 && shift; }
-	mkdir -p "$SRC/build-release"
-	rm -f "$f.out" "$f.state"
+# (The asan build and lint at the idle class, SCHED_IDLE, beside the
+# release build's check: tried at 2026-12-05, the check took 783 s where
+# it took 681, more than the 56 s of the build and the 117 of lint it
+# took off the path.  Whatever runs beside a check slows it, even at the
+# idle class.)
+#
+# The guests: after the host's layers (a host's test beside a busy qemu
+# guest ran five times slower here, so they do not overlap), in two tracks
+# of one CPU each, longest first: one runs vm-systemd-1 then vm-2; the
+# other lint, then vm-systemd-2 then vm-1.  (Four guests at once took
+# 2.37 times as long each as two at once did, not twice: TCG guests that
+# share a CPU lose to each other.)  Each list is in two parts, each part
+# in a guest of its own, in the background: its output in
+# build-release/LAYER.out and its counts in LAYER.state, which
+# merge_guests adds to ours.
+GUEST_PIDS=() GUEST_LAYERS=()
+# start_guest LAYER LIST INIT TIMEOUT NOTE K N [AFTER]: the guest starts
+# once the lane before it on its track, AFTER, has ended: its LAYER.done
+# is there, or its process is gone (a sibling: no `wait` for it).
+start_guest() {
+	local layer=$1 out=$SRC/build-release/$1.out state=$SRC/build-release/$1.state
+	local after=${8:-} after_pid=
+	[ -z "$after" ] || after_pid=${GUEST_PIDS[${#GUEST_PIDS[@]} - 1]}
+	rm -f "$out" "$state" "$SRC/build-release/$layer.done"
 	(
 		RESULTS=() TIMES=() PASSED=0 FAILED=0 SKIPPED=0 ANY_FAILED=0
-		[ "$idle" = 0 ] || chrt --idle -p 0 "$BASHPID" >/dev/null ||
-			say "[$name] chrt --idle failed: at the normal class"
-		"$@"
-		# (global once sourced: merge_lanes reads it inside a function)
+		trap ': >"$SRC/build-release/$layer.done"' EXIT
+		while [ -n "$after" ] && [ ! -e "$SRC/build-release/$after.done" ] &&
+			kill -0 "$after_pid" 2>/dev/null; do
+			sleep 1
+		done
+		t0=$(date +%s)
+		run_vm "$1" "$2" "$3" "$4" "$6" "$7"
+		timed "$1" "$(since "$t0")" "$5"
+		# (global once sourced: merge_guests reads it inside a function)
 		declare -p RESULTS TIMES PASSED FAILED SKIPPED ANY_FAILED |
-			sed 's/^declare \(-[a-zA-Z-]*\) /declare -g \1 /' >"$f.state"
-	) >"$f.out" 2>&1 </dev/null &
-	LANE_PIDS+=($!) LANE_NAMES+=("$name")
+			sed 's/^declare \(-[a-zA-Z-]*\) /declare -g \1 /' >"$state"
+	) >"$out" 2>&1 </dev/null &
+	GUEST_PIDS+=($!) GUEST_LAYERS+=("$layer")
 }
 
-# merge_lanes [NOTE]: wait for every lane started, then add their output
-# and counts to ours; NOTE (when given) times the wait.
-merge_lanes() {
-	local mine=("${RESULTS[@]}") my_times=("${TIMES[@]}")
-	local p=$PASSED f=$FAILED s=$SKIPPED any=$ANY_FAILED t0 i name state
-	local l_results=() l_times=() lp=0 lf=0 ls=0
-	[ "${#LANE_PIDS[@]}" -gt 0 ] || return 0
+# start_guests 1: the track beside lint; start_guests 2: the other, once
+# lint is done.
+start_guests() {
+	if [ "$1" = 1 ]; then
+		say "[guests] vm and vm-systemd, each in two guests of one CPU, two at a time (lint the while)"
+		start_guest vm-systemd-1 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 1 of 2" 0 2
+		start_guest vm-2 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 2 of 2" 1 2 vm-systemd-1
+	else
+		start_guest vm-systemd-2 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 2 of 2" 1 2
+		start_guest vm-1 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 1 of 2" 0 2 vm-systemd-2
+	fi
+}
+
+# merge_guests: wait for the guests, then add their output and counts.
+merge_guests() {
+	local host_results=("${RESULTS[@]}") host_times=("${TIMES[@]}")
+	local p=$PASSED f=$FAILED s=$SKIPPED any=$ANY_FAILED t0 i layer state
+	local g_results=() g_times=() gp=0 gf=0 gs=0
+	[ "${#GUEST_PIDS[@]}" -gt 0 ] || return 0
 	t0=$(date +%s)
-	for i in "${!LANE_PIDS[@]}"; do
-		name=${LANE_NAMES[i]} state=$SRC/build-release/${LANE_NAMES[i]}.state
-		wait "${LANE_PIDS[i]}"
-		cat "$SRC/build-release/$name.out" 2>/dev/null
+	say "[guests] waiting for the guests"
+	for i in "${!GUEST_PIDS[@]}"; do
+		layer=${GUEST_LAYERS[i]} state=$SRC/build-release/${GUEST_LAYERS[i]}.state
+		wait "${GUEST_PIDS[i]}"
+		cat "$SRC/build-release/$layer.out" 2>/dev/null
 		RESULTS=() TIMES=() PASSED=0 FAILED=0 SKIPPED=0 ANY_FAILED=0
 		# shellcheck source=/dev/null
 		if ! [ -s "$state" ] || ! . "$state"; then
 			RESULTS=() TIMES=() PASSED=0 FAILED=0 SKIPPED=0 ANY_FAILED=0
-			record - "$name" FAIL 0 1 0 "the lane ended without results: $SRC/build-release/$name.out"
+			record release "$layer" FAIL 0 1 0 "the guest's lane ended without results: $SRC/build-release/$layer.out"
 		fi
-		l_results+=("${RESULTS[@]}") l_times+=("${TIMES[@]}")
-		lp=$((lp + PASSED)) lf=$((lf + FAILED)) ls=$((ls + SKIPPED))
+		g_results+=("${RESULTS[@]}") g_times+=("${TIMES[@]}")
+		gp=$((gp + PASSED)) gf=$((gf + FAILED)) gs=$((gs + SKIPPED))
 		[ "$ANY_FAILED" -eq 0 ] || any=1
 	done
-	LANE_PIDS=() LANE_NAMES=()
-	RESULTS=("${mine[@]}" "${l_results[@]}")
-	TIMES=("${my_times[@]}" "${l_times[@]}")
-	[ -z "${1:-}" ] || timed "$1" "$(since "$t0")"
-	PASSED=$((p + lp)) FAILED=$((f + lf)) SKIPPED=$((s + ls)) ANY_FAILED=$any
-}
-
-# The asan build and lint: at the idle class, beside the release build's
-# check and the e2e layer (which leave a CPU waiting about a tenth of
-# their time: sleeps, timeouts, the fuzzer alone at the end), not on the
-# path of anything.  The asan build leaves build-release/asan.built when
-# it built.
-idle_lane() {
-	rm -f "$SRC/build-release/asan.built"
-	build asan --enable-sanitizers --enable-fault-injection &&
-		: >"$SRC/build-release/asan.built"
-	local t0
-	t0=$(date +%s)
-	run_lint
-	timed lint "$(since "$t0")" "at the idle class"
-}
-
-# The guests: after the host's layers (a host's test beside a busy qemu
-# guest ran five times slower here, so they do not overlap), in two tracks
-# of one CPU each, a vm-systemd part then a vm part, the longest with the
-# shortest: their times in the run at 93d7e48 were 414 and 356 s
-# (vm-systemd) and 137 and 222 s (vm).  (Four guests at once took 2.37
-# times as long each as two at once did, not twice: TCG guests that share
-# a CPU lose to each other.)  Each list is in two parts, each part in a
-# guest of its own with one CPU.
-# guest LAYER LIST INIT TIMEOUT NOTE K N: one guest, timed.
-guest() {
-	local t0
-	t0=$(date +%s)
-	run_vm "$1" "$2" "$3" "$4" "$6" "$7"
-	timed "$1" "$(since "$t0")" "$5"
-}
-guest_track() {
-	if [ "$1" = 1 ]; then
-		guest vm-systemd-1 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 1 of 2" 0 2
-		guest vm-1 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 1 of 2" 0 2
-	else
-		guest vm-systemd-2 tests/vm/TESTS-systemd systemd 3000 "qemu guest, PID 1 systemd, part 2 of 2" 1 2
-		guest vm-2 tests/vm/TESTS shell 1800 "qemu guest, PID 1 a shell, part 2 of 2" 1 2
-	fi
+	RESULTS=("${host_results[@]}" "${g_results[@]}")
+	TIMES=("${host_times[@]}" "${g_times[@]}")
+	timed "waiting for the guests" "$(since "$t0")" "after the host's layers"
+	PASSED=$((p + gp)) FAILED=$((f + gf)) SKIPPED=$((s + gs)) ANY_FAILED=$any
 }
 
 trap 'write_totals' EXIT
@@ -571,10 +555,7 @@ t0=$(date +%s)
 install_deps
 prepare_tree
 timed "setup" "$(since "$t0")" "apt-get, autogen.sh"
-built=0
-build release && built=1
-[ "$QUICK" = 1 ] || start_lane idle --idle idle_lane
-[ "$built" = 0 ] || check_build release "$FUZZ_SECONDS_RELEASE"
+build release && check_build release "$FUZZ_SECONDS_RELEASE"
 if [ "$QUICK" = 1 ]; then
 	print_results
 	finish
@@ -582,12 +563,12 @@ fi
 t0=$(date +%s)
 run_e2e
 timed e2e "$(since "$t0")"
-say "[idle] waiting for the asan build and lint"
-merge_lanes "waiting for asan, lint"
-[ -e "$SRC/build-release/asan.built" ] && check_build asan 0
-say "[guests] vm and vm-systemd, each in two guests of one CPU, two at a time"
-start_lane guests-1 guest_track 1
-start_lane guests-2 guest_track 2
-merge_lanes "waiting for the guests"
+build asan --enable-sanitizers --enable-fault-injection && check_build asan 0
+start_guests 1
+t0=$(date +%s)
+run_lint
+timed lint "$(since "$t0")" "beside the guests"
+start_guests 2
+merge_guests
 print_results
 finish
