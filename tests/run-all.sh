@@ -469,10 +469,13 @@ run_lint() {
 since() { echo $(($(date +%s) - $1)); }
 
 # (The asan build and lint at the idle class, SCHED_IDLE, beside the
-# release build's check: tried at 2026-12-05, the check took 783 s where
-# it took 681, more than the 56 s of the build and the 117 of lint it
-# took off the path.  Whatever runs beside a check slows it, even at the
-# idle class.)
+# release build's check, and the guests then paired longest with
+# shortest: tried at 2026-12-05, and no clear gain.  The check took 783
+# s where runs of that day without the lane took 681-708: what runs
+# beside a check slows it, even at the idle class, by about what the
+# 56 s of the build and 117 of lint take off the path.  The whole run:
+# 2351 s, against 2360-2428 without it the same day, within the
+# machine's variance of about 5%.)
 #
 # The guests: after the host's layers (a host's test beside a busy qemu
 # guest ran five times slower here, so they do not overlap), in two tracks
