@@ -8,6 +8,11 @@
 #   conc.sh              runs/s from 1, 8 and 32 callers at once
 #   exec.sh              exec into a running container
 #   podman.sh            podman run --rm IMAGE true, with each runtime
+#   pool.sh              a pooled job against a cold one and the floor,
+#                        8 callers, an idle member's cost
+#   burst.sh             a pool of 1000: fill, density, bursts of pooled
+#                        and cold jobs, pooled jobs beside a busy machine
+#   ab.sh $AB            with AB=REV...: the work tree against them
 #   and whether a `true` container runs under a 1 MiB memory limit
 #
 # then the ratio lines of all of them together, against the goals.  It
@@ -16,7 +21,8 @@
 #
 #   sudo tests/bench/all.sh           RUNS=200 tests/bench/all.sh
 #
-# Environment: BRIG, RUNS (100; conc.sh 160, podman.sh 30), passed on.
+# Environment: BRIG, RUNS (100; conc.sh 160, podman.sh 30), passed on;
+# POOL_DURATION (pool.sh's DURATION, 30), N and CALLERS (burst.sh's), AB.
 set -u
 export LC_ALL=C
 
@@ -39,6 +45,12 @@ section run-idle env IDLE=0.05 bash "$SRC/tests/bench/run.sh"
 section conc env RUNS="${CONC_RUNS:-160}" bash "$SRC/tests/bench/conc.sh"
 section exec bash "$SRC/tests/bench/exec.sh"
 section podman env RUNS="${PODMAN_RUNS:-30}" bash "$SRC/tests/bench/podman.sh"
+section pool env DURATION="${POOL_DURATION:-30}" bash "$SRC/tests/bench/pool.sh"
+section burst bash "$SRC/tests/bench/burst.sh"
+if [ -n "${AB:-}" ]; then
+	# shellcheck disable=SC2086 # (AB: one or more revisions)
+	section ab bash "$SRC/tests/bench/ab.sh" $AB
+fi
 
 # A `true` container under a 1 MiB memory limit (memory.limit_in_bytes),
 # in the private namespace run.sh uses.
@@ -72,4 +84,9 @@ ratios "exec (goal: <= 0.5x crun)" exec.out '^exec brig/crun'
 ratios "peak RSS (goal: <= 0.5x crun)" run.out '^peak RSS brig/crun'
 ratios "1 MiB (goal: runs)" mem.out .
 ratios "through Podman" podman.out '^podman run'
+ratios "pooled job (goal: <= 1.0x floor)" pool.out '^brig pool/floor '
+ratios "pool fill and density (goal: 1000 idle members in <= 600 MiB)" burst.out '^fill:\|^density'
+ratios "bursts of pooled and cold jobs" burst.out '^burst, \|^hits'
+ratios "pooled p99 against the idle median (goals: burst <= 10x, busy <= 2x)" burst.out 'idle pooled median'
+[ -n "${AB:-}" ] && ratios "against earlier revisions (goal: <= 1.0x 18285a8)" ab.out ' work/'
 exit 0
