@@ -392,6 +392,9 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
                      int hold);
 /* How long after a claim its replacement is started at the latest. */
 #define BRIG_POOL_REFILL_MS 50
+/* A refill makes nothing while a claim came or went this recently and a
+ * quarter of the pool is still ready (pool.c: claims_under_way). */
+#define BRIG_POOL_QUIET_MS 100
 /* The members of claimers that died with their followers (each follower
  * does this once its own claimer has gone). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);

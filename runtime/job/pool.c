@@ -56,6 +56,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <linux/magic.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cgroup/cgroup.h"
@@ -211,6 +212,30 @@ static char *read_parents(const char *dir, const char *name, struct brig_error *
 }
 
 /*
+ * Whether a refill should wait: a claim came or went (claimed/ changed)
+ * in the last BRIG_POOL_QUIET_MS, and at least a quarter of the pool's
+ * @size is still ready.  Making a member costs about what a cold job
+ * does, so one made during a burst of claims slows every claim of it;
+ * the pool is refilled once the burst is over, or as soon as it runs
+ * low.  A pool that went (destroyed: renamed away) has nothing to wait
+ * for, nor has a clock stepped back past the change.
+ */
+static bool claims_under_way(const char *dir, size_t ready, unsigned long size)
+{
+	_cleanup_free_ char *path = brig_xasprintf("%s/claimed", dir);
+	struct timespec now;
+	struct stat st;
+	int64_t age_ms;
+
+	if (ready * 4 < size || stat(path, &st) < 0)
+		return false;
+	clock_gettime(CLOCK_REALTIME, &now);
+	age_ms = (int64_t)(now.tv_sec - st.st_mtim.tv_sec) * 1000 +
+	         (now.tv_nsec - st.st_mtim.tv_nsec) / 1000000;
+	return age_ms >= 0 && age_ms < BRIG_POOL_QUIET_MS;
+}
+
+/*
  * One fill at a time: each claim starts one, and two counting at once
  * would both make the member that is missing (fill.lock).  Queued, at
  * most one more waits behind it (fill.next): a fill that finds both taken
@@ -248,10 +273,19 @@ static int fill_members(const struct brig_context *ctx, const char *name,
 		return -1;
 	/* members whose init died do not count: gone first */
 	each_member(ctx, name, "ready", true, true);
-	while (count(dir, "ready", false) + count(dir, "creating", true) < size)
+	for (;;) {
+		size_t ready = count(dir, "ready", false);
+
+		if (ready + count(dir, "creating", true) >= size)
+			return 0;
+		/* a refill (a claim's) yields to the claims under way */
+		if (queue && claims_under_way(dir, ready, size)) {
+			usleep(BRIG_POOL_QUIET_MS * 1000 / 2);
+			continue;
+		}
 		if (brig_job_member_create(ctx, o, name, parents, err) < 0)
 			return -1;
-	return 0;
+	}
 }
 
 int brig_pool_fill(const struct brig_context *ctx, const char *name, const struct brig_job_opts *o,
