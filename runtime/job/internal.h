@@ -393,8 +393,10 @@ int brig_pool_follow(const struct brig_context *ctx, const char *name, const cha
 /* How long after a claim its replacement is started at the latest. */
 #define BRIG_POOL_REFILL_MS 50
 /* A refill makes nothing while a claim came or went this recently and a
- * quarter of the pool is still ready (pool.c: claims_under_way). */
+ * quarter of the pool is still ready (pool.c: claims_under_way), for at
+ * most BRIG_POOL_YIELD_MS in all. */
 #define BRIG_POOL_QUIET_MS 100
+#define BRIG_POOL_YIELD_MS 5000
 /* The members of claimers that died with their followers (each follower
  * does this once its own claimer has gone). */
 void brig_pool_gc_claims(const struct brig_context *ctx, const char *name);

@@ -273,13 +273,15 @@ static int fill_members(const struct brig_context *ctx, const char *name,
 		return -1;
 	/* members whose init died do not count: gone first */
 	each_member(ctx, name, "ready", true, true);
-	for (;;) {
+	for (uint64_t t0 = brig_job_now_ms();;) {
 		size_t ready = count(dir, "ready", false);
 
 		if (ready + count(dir, "creating", true) >= size)
 			return 0;
-		/* a refill (a claim's) yields to the claims under way */
-		if (queue && claims_under_way(dir, ready, size)) {
+		/* a refill (a claim's) yields to the claims under way, for a
+		 * while: a fill by hand waits behind it (fill.lock) */
+		if (queue && brig_job_now_ms() - t0 < BRIG_POOL_YIELD_MS &&
+		    claims_under_way(dir, ready, size)) {
 			usleep(BRIG_POOL_QUIET_MS * 1000 / 2);
 			continue;
 		}

@@ -853,32 +853,37 @@ t_refill() {
 # claims_under_way).  A perl loop (at a higher priority, so that it is
 # not late) stands in for a stream of claims: it touches the pool's
 # claimed/ every 5 ms, as each claim and each follower does.  While it
-# runs and a quarter of the pool is still ready, the refill makes
-# nothing; once the pool is below a quarter, it makes members up to a
-# quarter, claims or not; once the claims stop, the pool fills up.
+# runs and a quarter of the pool is still ready, a refill makes nothing,
+# for 5 s at most (BRIG_POOL_YIELD_MS): then it fills the pool, claims
+# or not.  A pool below a quarter is refilled up to a quarter at once;
+# once the claims stop, it fills up.
 t_refill_yields() {
-	local toucher i
+	local toucher i t0
 	require_cmd perl
 	mkpool P --size 4 || return
 	nice -n -10 perl -e '$d = shift; while (-d $d) { utime undef, undef, $d;
 		select(undef, undef, undef, 0.005) }' "$T/root/pools/P/claimed" &
 	toucher=$!
 	defer kill "$toucher"
+	t0=$(date +%s%N)
 	pjob P -- true
 	assert_rc 0
 	assert_hit P
 	followed P || return
-	sleep 1
+	sleep 0.5
 	assert_eq "$(pool_field P ready) $(pool_field P creating)" "3 0" \
-		"ready and creating 1 s after a claim's follower, with claims going on"
-	for i in 1 2 3; do
+		"ready and creating 0.5 s after a claim's follower, with claims going on"
+	wait_ready P 4 15 || return
+	diag "refilled $((($(date +%s%N) - t0) / 1000000)) ms after the claim, with claims going on"
+
+	for i in 1 2 3 4; do
 		pjob P -- true
 		assert_rc 0
 		assert_hit P
 	done
 	followed P || return
 	wait_ready P 1 || return
-	sleep 1
+	sleep 0.5
 	assert_eq "$(pool_field P ready) $(pool_field P creating)" "1 0" \
 		"ready and creating with the pool emptied, claims going on"
 	kill "$toucher"
@@ -1239,7 +1244,7 @@ tap_test "job --pool --timeout 1s: 124 by 1.1 s, its processes gone, then its cg
 tap_test "job --pool on an empty pool: a cold job with the pool's options (miss)" t_miss
 tap_test "consecutive jobs of a pool share no file, process, layer, cgroup" t_isolation
 tap_test "the pool refills to its size after claims (10 s)" t_refill
-tap_test "a refill waits while claims go on, not below a quarter, nor past the claims" t_refill_yields
+tap_test "a refill waits while claims go on (5 s at most), not below a quarter, nor past the claims" t_refill_yields
 tap_test "64 callers on a pool of 8: 64 distinct sandboxes, no deadlock" t_race
 tap_test "a claimer SIGKILLed mid-job: the job dies with it, the member goes, the pool refills" t_sigkill_claimer
 tap_test "pool destroy during claims: the jobs end, nothing left" t_destroy_busy
