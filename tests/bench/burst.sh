@@ -97,12 +97,7 @@ inner='
 			v=$(awk "/^Pss:/ { print \$2 }" "/proc/$p/smaps_rollup" 2>/dev/null)
 			pss=$((pss + ${v:-0}))
 		done
-		cg=$(awk -F: "\$2 ~ /(^|,)memory(,|\$)/ { print \$3 }" "/proc/$pid/cgroup")
-		if [ -n "$cg" ]; then
-			mem=$(cat "/sys/fs/cgroup/memory$cg/memory.usage_in_bytes" 2>/dev/null)
-		else
-			mem=$(cat "/sys/fs/cgroup$(sed -n "s/^0:://p" "/proc/$pid/cgroup")/memory.current" 2>/dev/null)
-		fi
+		mem=$(bench_memcg_usage "$pid")
 		echo "$pid $pss ${mem:-0}"
 	done <"$W/pids" >"$W/density.out"
 
@@ -166,17 +161,18 @@ awk -v n="$N" '{ p += $2; m += $3; k++ } END {
 	printf "; goal: 600 MiB for 1000\n" }' "$W/density.out"
 
 echo
+declare -A p50s p99s
 printf '%-22s %6s %9s %9s %9s %8s %9s\n' "" jobs "p50 ms" "p95 ms" "p99 ms" failures "burst s"
 for kind in pool cold; do
 	read -r n p50 p95 p99 f span < <(stats "$W/burst.$kind")
 	printf '%-22s %6d %9.2f %9.2f %9.2f %8d %9.2f\n' "burst, $kind ($CALLERS callers)" \
 		"$n" "$p50" "$p95" "$p99" "$f" "$span"
-	eval "b_$kind=\$p99"
+	p99s[$kind]=$p99
 done
 for phase in idle busy; do
 	read -r n p50 p95 p99 f _ < <(stats "$W/$phase.out")
 	printf '%-22s %6d %9.2f %9.2f %9.2f %8d %9s\n' "pooled, $phase" "$n" "$p50" "$p95" "$p99" "$f" -
-	eval "${phase}_p50=\$p50 ${phase}_p99=\$p99"
+	p50s[$phase]=$p50 p99s[$phase]=$p99
 done
 echo "hits and misses: $(awk '{ printf "%s %s  ", $1, $2 }' "$W/hits.out")"
 for f in "$W"/err.*; do
@@ -184,8 +180,7 @@ for f in "$W"/err.*; do
 	echo "the most frequent errors of ${f##*.}:"
 	sed 's/[0-9a-f]\{12\}/X/g' "$f" | sort | uniq -c | sort -rn | head -n 3
 done
-# shellcheck disable=SC2154 # (set by the evals above)
-awk -v bp="$b_pool" -v im="$idle_p50" -v bu="$busy_p99" 'BEGIN {
+awk -v bp="${p99s[pool]}" -v im="${p50s[idle]}" -v bu="${p99s[busy]}" 'BEGIN {
 	printf "burst pooled p99 / idle pooled median  %6.2fx  (goal <= 10x)\n", bp / im
 	printf "busy pooled p99 / idle pooled median   %6.2fx  (goal <= 2x)\n", bu / im }'
 exit 0

@@ -12,6 +12,8 @@
 # TOOL=PACKAGE when they differ).  note and die print one "bench: ..."
 # line (die on stderr, and exits 1).
 #
+# bench_memcg_usage PID: PID's memory cgroup's usage in bytes (v1 or v2).
+#
 # bench_delete_all RUNTIME ROOT: every container under the state root ROOT
 # deleted with RUNTIME (what a failed run left); bench_finish: W removed,
 # or kept with KEEP=1 (and said so).
@@ -98,6 +100,20 @@ bench_delete_all() {
 		"$1" --root "$2" delete --force "$(basename "$id")" >/dev/null 2>&1
 	done
 }
+
+# bench_memcg_usage PID: the memory usage of PID's memory cgroup in bytes
+# (memory.usage_in_bytes on v1, memory.current on v2); nothing when it
+# cannot be read.  Exported, for the scripts' inner `bash -c`.
+bench_memcg_usage() {
+	local cg
+	cg=$(awk -F: '$2 ~ /(^|,)memory(,|$)/ { print $3 }' "/proc/$1/cgroup" 2>/dev/null)
+	if [ -n "$cg" ]; then
+		cat "/sys/fs/cgroup/memory$cg/memory.usage_in_bytes" 2>/dev/null
+	else
+		cat "/sys/fs/cgroup$(sed -n 's/^0:://p' "/proc/$1/cgroup" 2>/dev/null)/memory.current" 2>/dev/null
+	fi
+}
+export -f bench_memcg_usage
 
 bench_finish() {
 	if [ "${KEEP:-0}" = 1 ]; then

@@ -187,12 +187,7 @@ inner='
 	for id in $($P list -q | grep "^idle-"); do
 		pid=$($P state "$id" | jq -r .pid)
 		pss=$(awk "/^Pss:/ { print \$2 }" "/proc/$pid/smaps_rollup" 2>/dev/null)
-		cg=$(awk -F: "\$2 ~ /(^|,)memory(,|\$)/ { print \$3 }" "/proc/$pid/cgroup")
-		if [ -n "$cg" ]; then
-			mem=$(cat "/sys/fs/cgroup/memory$cg/memory.usage_in_bytes" 2>/dev/null)
-		else
-			mem=$(cat "/sys/fs/cgroup$(sed -n "s/^0:://p" "/proc/$pid/cgroup")/memory.current" 2>/dev/null)
-		fi
+		mem=$(bench_memcg_usage "$pid")
 		echo "$id ${pss:-?} ${mem:-?}"
 	done >"$W/idle.out"
 	$P pool destroy idle
