@@ -367,16 +367,32 @@ int brig_egress_learn_figures(struct brig_egress_learn *l, unsigned slot,
 
 /* ---------------------------------------------------------- a slot readied */
 
+/*
+ * Whether the slot's objects are there is asked first, with gets (its
+ * counters, reset on the way): a batch that fails aborts, and the
+ * kernel's abort of an nftables transaction waits for an RCU grace
+ * period (14 ms here), where a get costs a round trip.  A slot's objects
+ * are made and deleted together (egress_nft.c), and only by whoever holds
+ * the slot, so what the gets find stays for the batch.
+ */
 int brig_egress_learn_ready(struct brig_egress_learn *l, unsigned slot, struct brig_error *err)
 {
 	static const char *const sets[] = { "learned", "learned_port", "denied", "denied6" };
-	struct nftnl_rule *rule = lib.nftnl_rule_alloc();
+	struct nftnl_rule *rule;
 	char buf[4096], chain[32];
 	struct nlmsghdr *h;
 	uint64_t ignored;
 	size_t len = 0;
 	int r;
 
+	for (const char *const *c = (const char *const[]){ "allowed", "dropped", NULL }; *c; c++)
+		if (counter(l, slot, *c, true, &ignored, err) < 0) {
+			if (err->errnum != ENOENT)
+				return -1;
+			brig_error_release(err);
+			return 1;
+		}
+	rule = lib.nftnl_rule_alloc();
 	if (!rule)
 		brig_oom();
 	len += NLMSG_ALIGN(lib.nftnl_batch_begin(buf, ++l->seq)->nlmsg_len);
@@ -394,17 +410,11 @@ int brig_egress_learn_ready(struct brig_egress_learn *l, unsigned slot, struct b
 	len += NLMSG_ALIGN(h->nlmsg_len);
 	len += NLMSG_ALIGN(lib.nftnl_batch_end(buf + len, ++l->seq)->nlmsg_len);
 	r = exchange(l, buf, len, (int)ARRAY_SIZE(sets) + 1, 0, false, NULL, NULL);
+	/* (an older brig's slot, made otherwise) */
 	if (r == -ENOENT)
 		return 1;
 	if (r < 0)
 		return brig_error_setp(err, -r, "nftables: ready slot %u's sets and rules", slot);
-	for (const char *const *c = (const char *const[]){ "allowed", "dropped", NULL }; *c; c++)
-		if (counter(l, slot, *c, true, &ignored, err) < 0) {
-			if (err->errnum != ENOENT)
-				return -1;
-			brig_error_release(err);
-			return 1;
-		}
 	return 0;
 }
 
