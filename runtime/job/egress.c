@@ -323,12 +323,6 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 	slot_addresses(e);
 	if (e->slot.scrub && brig_egress_slot_scrub(e->slot.n, err) < 0)
 		return brig_error_wrap(err, "egress slot %u", e->slot.n);
-	/* the slot's chains first: the link is never without them */
-	if (ready_chains(e, err) < 0 || forwarding(err) < 0)
-		return -1;
-	brig_phase("egress: chains");
-	if (brig_fault("egress.table") < 0)
-		return brig_error_setp(err, errno, "egress table %u", e->slot.n);
 	/* the slot, for a claim of the member */
 	if (member) {
 		char text[16];
@@ -409,6 +403,12 @@ const char *brig_egress_resolv_conf(const struct brig_egress *e)
 
 int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_error *err)
 {
+	/* the slot's chains first: the link is never without them */
+	if (ready_chains(e, err) < 0 || forwarding(err) < 0)
+		return -1;
+	brig_phase("egress: chains");
+	if (brig_fault("egress.table") < 0)
+		return brig_error_setp(err, errno, "egress table %u", e->slot.n);
 	e->netns = brig_netns_of(pidfd, pid, err);
 	if (e->netns < 0)
 		return -1;

@@ -298,10 +298,10 @@ struct brig_result_egress;
 
 /*
  * The egress of job @id up to its link: the rules of @allow parsed, a
- * slot taken (its file says @id), its chains readied, and the job's
- * resolv.conf written in its directory (@dirfd, @dir); with @member (a
- * pool's) the slot is recorded there too (the file "egress"), and no
- * resolver runs until a claim.  *@out is set even on failure: close it.
+ * slot taken (its file says @id), and the job's resolv.conf written in
+ * its directory (@dirfd, @dir); with @member (a pool's) the slot is
+ * recorded there too (the file "egress"), and no resolver runs until a
+ * claim.  *@out is set even on failure: close it.
  */
 int brig_egress_open(struct brig_egress **out, const char *id, bool member,
                      const char *const *allow, size_t n_allow, int dirfd, const char *dir,
@@ -322,8 +322,10 @@ void brig_egress_member_gone(const char *id, const char *dir);
 /* The host path of the job's resolv.conf (bound over /etc/resolv.conf). */
 const char *brig_egress_resolv_conf(const struct brig_egress *e);
 /* The job's network namespace is there (its init's, @pidfd/@pid): the
- * veth pair, brig's end addressed and up, the other in it as eth0,
- * addressed, up, with its route; then (not a member's) the resolver. */
+ * slot's chains readied, then the veth pair, brig's end addressed and
+ * up, the other in it as eth0, addressed, up, with its route; then (not
+ * a member's) the resolver.  Called while the init sets itself up
+ * (lifecycle/container.h: netns_ready), which none of this waits for. */
 int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_error *err);
 /* The resolver's fds to poll (-1: none), and its work when one is readable. */
 void brig_egress_fds(const struct brig_egress *e, int fds[2]);

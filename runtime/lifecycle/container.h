@@ -47,9 +47,11 @@ struct brig_create_opts {
 	/* where the cgroup goes instead of under the caller's (cgroup.h:
 	 * struct brig_cgroup's @parents): a warm pool's member's */
 	const char *cgroup_parents;
-	/* called once the init has made its namespaces, before the state is
-	 * recorded and the init goes on (brig job's egress link: its other
-	 * end into the init's network namespace) */
+	/* called once the init's network namespace is there, before the
+	 * state is recorded and the init goes on (brig job's egress link:
+	 * its other end into the init's network namespace): while the init
+	 * sets itself up when the clone made that namespace, else once the
+	 * init has made every namespace of its own */
 	int (*netns_ready)(void *data, int pidfd, pid_t pid, struct brig_error *err);
 	void *netns_data;
 };

@@ -101,6 +101,7 @@ struct create_job {
 	int master;  /* the container's pty, for the relay of a foreground run */
 	pid_t pid;
 	bool claimed;
+	bool netns_given; /* o->netns_ready was called */
 };
 
 static void job_release(struct create_job *j)
@@ -391,6 +392,13 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		return -1;
 	if (send_idmapped_mounts(j, err) < 0)
 		return -1;
+	/* a network namespace that the clone made is there now: what goes
+	 * into it is made while the init sets itself up */
+	if ((ca.flags & CLONE_NEWNET) && o->netns_ready) {
+		if (o->netns_ready(o->netns_data, j->pidfd, j->pid, err) < 0)
+			return -1;
+		j->netns_given = true;
+	}
 	if (create_runtime_hooks(j, o->id, err) < 0)
 		return -1;
 	if (receive_pty_master(j, err) < 0)
@@ -675,7 +683,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	/* once the init has made every namespace of its own (READY) */
 	if (brig_netdevs_give(j.entry.dirfd, j.bundle.config->linux, j.pidfd, j.pid, err) < 0)
 		goto fail;
-	if (o->netns_ready && o->netns_ready(o->netns_data, j.pidfd, j.pid, err) < 0)
+	if (!j.netns_given && o->netns_ready &&
+	    o->netns_ready(o->netns_data, j.pidfd, j.pid, err) < 0)
 		goto fail;
 	if (brig_fault("create.spawned") < 0) {
 		brig_error_setp(err, errno, "container \"%s\"", o->id);
