@@ -115,6 +115,19 @@ bench_memcg_usage() {
 }
 export -f bench_memcg_usage
 
+# bench_phase_medians FILE: FILE holds "phases: ..." lines of brig --debug
+# (runtime/util/phases.h), one a run; print "phase median" for the total
+# and each phase, in the order of the first line.
+bench_phase_medians() {
+	sed 's/"$//; s/^phases: [a-z]* \([0-9.]*\) ms: /total \1, /' "$1" | tr ',' '\n' |
+		sed 's/^ *//' | awk '
+		{ v = $NF; $NF = ""; sub(/ $/, ""); if (!($0 in seen)) { seen[$0] = 1; order[++n] = $0 }
+		  vals[$0] = vals[$0] " " v }
+		END { for (i = 1; i <= n; i++) {
+			k = split(vals[order[i]], a, " ");
+			for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
+			printf "  %-28s %8.3f ms\n", order[i], a[int((k + 1) / 2)] } }'
+}
 bench_finish() {
 	if [ "${KEEP:-0}" = 1 ]; then
 		note "kept $W"

@@ -57,17 +57,6 @@ unshare -m -p --fork --mount-proc bash -c '
 	$P pool destroy P
 ' || die "the runs failed"
 
-# median FILE: "phase median" per phase, in the order of the first line
-median() {
-	sed 's/"$//; s/^phases: [a-z]* \([0-9.]*\) ms: /total \1, /' "$1" | tr ',' '\n' |
-		sed 's/^ *//' | awk '
-		{ v = $NF; $NF = ""; sub(/ $/, ""); if (!($0 in seen)) { seen[$0] = 1; order[++n] = $0 }
-		  vals[$0] = vals[$0] " " v }
-		END { for (i = 1; i <= n; i++) {
-			k = split(vals[order[i]], a, " "); 
-			for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
-			printf "  %-28s %8.3f ms\n", order[i], a[int((k + 1) / 2)] } }'
-}
 for f in run userns.phases job pooled; do
 	case $f in
 	run) echo "brig run (true), median of each phase:" ;;
@@ -75,5 +64,5 @@ for f in run userns.phases job pooled; do
 	job) echo "brig job --rootfs R -- true:" ;;
 	pooled) echo "brig job --pool P -- true (a pool of 8, full before each run):" ;;
 	esac
-	[ -s "$W/$f" ] && median "$W/$f" || echo "  (no phases line: is brig built with runtime/util/phases.c?)"
+	[ -s "$W/$f" ] && bench_phase_medians "$W/$f" || echo "  (no phases line: is brig built with runtime/util/phases.c?)"
 done
