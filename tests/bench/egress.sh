@@ -9,8 +9,9 @@
 # /etc/resolv.conf:
 #
 #   start    `brig job --network egress --allow allowed.test -- true`
-#            against `--network loopback -- true`, in one hyperfine run:
-#            the difference of the means (goal: at most 2 ms); and, where
+#            against `--network loopback -- true`, in ROUNDS hyperfine
+#            runs, the order swapped each round: the difference of the
+#            medians (goal: at most 2 ms), and of the means; and, where
 #            /run is not a tmpfs, again (last) with one there
 #   spaced   the same, SPACED_RUNS runs 0.7 s apart: the egress tables
 #            are gone by each job's start (they stay 0.5 s after the
@@ -27,7 +28,7 @@
 # It prints, never asserts (tests/bench/README.md).
 #
 # Environment: BRIG (default: the build's brig), RUNS (100), WARMUP (5),
-# LOOKUPS (100), PHASE_RUNS (40), SPACED_RUNS (15).
+# ROUNDS (5), LOOKUPS (100), PHASE_RUNS (40), SPACED_RUNS (15).
 set -u
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,6 +36,7 @@ RUNS=${RUNS:-100}
 WARMUP=${WARMUP:-5}
 LOOKUPS=${LOOKUPS:-100}
 PHASE_RUNS=${PHASE_RUNS:-40}
+ROUNDS=${ROUNDS:-5}
 SPACED_RUNS=${SPACED_RUNS:-15}
 
 if [ -z "${BRIG_BENCH_EGRESS_INSIDE:-}" ]; then
@@ -81,26 +83,33 @@ J=("$BRIG" --root "$W/root" job --rootfs "$W/rootfs")
 
 J=("$BRIG" --root "$W/root" job --rootfs "$W/rootfs")
 
-# start ROOT [HYPERFINE-OPTION...]: one hyperfine run of both, with the
-# state under ROOT
+# start ROOT [HYPERFINE-OPTION...]: both, with the state under ROOT, in
+# ROUNDS hyperfine runs of RUNS/ROUNDS each, the two commands' order
+# swapped from one round to the next (a spell of load lands on both
+# alike); every round's times together, the medians and the means
 start() {
-	local j="$BRIG --root $1 job --rootfs $W/rootfs" lo eg
+	local j="$BRIG --root $1 job --rootfs $W/rootfs" k per cmds
 	shift
-	hyperfine -N --warmup "$WARMUP" --runs "$RUNS" "$@" --export-json "$W/start.json" \
-		"$j --network loopback -- true" \
-		"$j --network egress --allow allowed.test -- true" >/dev/null 2>&1 ||
-		die "hyperfine failed"
-	read -r lo eg < <(jq -r '[.results[].mean * 1000] | "\(.[0]) \(.[1])"' "$W/start.json")
-	awk -v l="$lo" -v e="$eg" 'BEGIN {
-		printf "loopback %.2f ms, egress %.2f ms: egress costs %.2f ms more (goal: at most 2), %.2fx\n",
-			l, e, e - l, e / l }'
+	cmds=("$j --network loopback -- true" "$j --network egress --allow allowed.test -- true")
+	per=$(((RUNS + ROUNDS - 1) / ROUNDS))
+	rm -f "$W"/start.*.json
+	for ((k = 0; k < ROUNDS; k++)); do
+		hyperfine -N --warmup "$WARMUP" --runs "$per" "$@" --export-json "$W/start.$k.json" \
+			"${cmds[k % 2]}" "${cmds[(k + 1) % 2]}" >/dev/null 2>&1 ||
+			die "hyperfine failed"
+	done
+	jq -rs '[.[].results[]] | group_by(.command | test("--network egress"))
+		| map([.[].times[]] | sort | [(.[(length / 2 | floor)] + .[((length - 1) / 2 | floor)]) / 2, add / length])
+		| "\(.[0][0] * 1000) \(.[1][0] * 1000) \(.[0][1] * 1000) \(.[1][1] * 1000)"' "$W"/start.*.json |
+		awk '{ printf "loopback %.2f ms, egress %.2f ms (medians): egress costs %.2f ms more (goal: at most 2), %.2fx; means %.2f and %.2f ms, +%.2f\n",
+			$1, $2, $2 - $1, $2 / $1, $3, $4, $4 - $3 }'
 }
-echo "== start: egress against loopback, \`true\`, $RUNS runs each"
+echo "== start: egress against loopback, \`true\`, $RUNS runs each in $ROUNDS rounds"
 start "$W/root"
 # Jobs further apart than the tables linger after the last one (0.5 s,
 # runtime/job/egress_slot.c) each make the tables anew
 echo "== spaced: the same, $SPACED_RUNS runs each, 0.7 s apart (the tables made for each job)"
-RUNS=$SPACED_RUNS WARMUP=1 start "$W/root" --prepare "sleep 0.7"
+RUNS=$SPACED_RUNS ROUNDS=1 WARMUP=1 start "$W/root" --prepare "sleep 0.7"
 echo "== phases: $PHASE_RUNS jobs of each back to back, brig --debug's phases (medians)"
 for net in loopback egress; do
 	allow=()
