@@ -2,12 +2,14 @@
 /*
  * A job's egress across its life (egress.h):
  *
- *   open     a slot (its addresses, its link's and chains' names), its
- *            chains readied (egress_nft.c), the job's resolv.conf
+ *   open     a slot (its addresses, its link's and chains' names), the
+ *            job's resolv.conf; the slot's chains, if they are not
+ *            there, made by a child meanwhile (make_chains_aside)
  *   give     once the job's network namespace exists (before its process
- *            runs): the veth pair, brig's end addressed and up, the other
- *            end in it as eth0, addressed, up, routed; the resolver's
- *            socket on brig's end
+ *            runs): the slot's chains readied (egress_nft.c), then the
+ *            veth pair, brig's end addressed and up, the other end in it
+ *            as eth0, addressed, up, routed; the resolver's socket on
+ *            brig's end
  *   service  the resolver, from the runner's watch
  *   figures  the slot's counters and sets, the resolver's, the link's bytes
  *   close    the link, the slot: in a child of brig's that holds the slot
@@ -21,18 +23,23 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
 #include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "job/internal.h"
 #include "lifecycle/result.h"
 #include "linux/netdev.h"
+#include "linux/process.h"
 #include "linux/veth.h"
 #include "util/cleanup.h"
 #include "util/error.h"
@@ -72,7 +79,9 @@ struct brig_egress {
 	int listen;
 	struct sockaddr_storage up[3]; /* the host's resolvers */
 	size_t n_up;
-	int netns; /* the job's, held so that its link outlives the job until close */
+	int netns;    /* the job's, held so that its link outlives the job until close */
+	pid_t maker;  /* the child that makes the slot's chains, or 0 */
+	int maker_fd; /* its pipe: its error, then end of file */
 	bool chains, linked;
 	bool member;                        /* a pool member's: no resolver until a claim */
 	struct brig_egress_figures figures; /* the result's, read at the end */
@@ -266,6 +275,122 @@ static int ready_chains(struct brig_egress *e, struct brig_error *err)
 	return r < 0 ? -1 : brig_egress_nft_cidr(e->nft, &t, err);
 }
 
+/*
+ * A slot's chains that are not there (the first job of the slot since
+ * the tables were made, or the tables too: each job more than half a
+ * second after the last) take libnftables 4 to 6 ms here: its load, the
+ * parse, the kernel's commit.  A child makes them while brig builds the
+ * job and clones its init, and brig waits for it before the link
+ * (wait_chains).  The child lives a few milliseconds, with brig's memory
+ * and fds, and netfilter sockets of its own: it ignores the signals that
+ * a terminal sends the caller's group (the tables are made in one
+ * transaction, or not at all).  It hands brig its word (its error, if
+ * any) and those sockets: the last release of a netfilter socket after a
+ * commit waits for the transaction's destruction, an RCU grace period
+ * (11 to 14 ms here), which the child's exit would take and brig would
+ * wait for.  brig keeps them, as it keeps its own, until the child that
+ * ends the slot (egress_slot.c) has them too.  Where the chains are there
+ * (one get tells), brig readies them itself, at give.
+ */
+#define MAKER_FDS 8
+
+static void maker_main(struct brig_egress *e, int sock)
+{
+	struct brig_error err = BRIG_ERROR_INIT;
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * MAKER_FDS)];
+	} c = { 0 };
+	int fds[MAKER_FDS];
+	size_t n;
+	const char *word = "+";
+	bool ok;
+	struct iovec iov;
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+
+	for (const int *sig = (const int[]){ SIGINT, SIGTERM, SIGHUP, SIGPIPE, 0 }; *sig; sig++)
+		signal(*sig, SIG_IGN);
+	/* (brig's own, left as they are) */
+	e->learner = NULL;
+	e->nft = NULL;
+	ok = ready_chains(e, &err) == 0;
+	if (!ok)
+		word = err.msg;
+	iov = (struct iovec){ .iov_base = (void *)word, .iov_len = strlen(word) };
+	n = brig_fds_netlink(NETLINK_NETFILTER, fds, MAKER_FDS);
+	if (n) {
+		msg.msg_control = c.buf;
+		msg.msg_controllen = CMSG_SPACE(sizeof(int) * n);
+		c.h.cmsg_level = SOL_SOCKET;
+		c.h.cmsg_type = SCM_RIGHTS;
+		c.h.cmsg_len = CMSG_LEN(sizeof(int) * n);
+		memcpy(CMSG_DATA(&c.h), fds, sizeof(int) * n);
+	}
+	_exit(sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 || !ok);
+}
+
+static int make_chains_aside(struct brig_egress *e, struct brig_error *err)
+{
+	int made, sp[2];
+
+	if (brig_egress_learn_open(&e->learner, err) < 0)
+		return -1;
+	made = brig_egress_learn_slot_made(e->learner, e->slot.n, err);
+	if (made != 0)
+		return made < 0 ? -1 : 0;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sp) < 0)
+		return brig_error_setp(err, errno, "socketpair");
+	e->maker = fork();
+	if (e->maker < 0) {
+		close(sp[0]);
+		close(sp[1]);
+		e->maker = 0;
+		return brig_error_setp(err, errno, "fork");
+	}
+	if (e->maker == 0) {
+		close(sp[0]);
+		maker_main(e, sp[1]);
+	}
+	close(sp[1]);
+	e->maker_fd = sp[0];
+	return 0;
+}
+
+/* The maker's word and sockets (make_chains_aside): 0, or its error. */
+static int wait_chains(struct brig_egress *e, struct brig_error *err)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int) * MAKER_FDS)];
+	} c;
+	char word[512];
+	struct iovec iov = { .iov_base = word, .iov_len = sizeof(word) - 1 };
+	struct msghdr msg = { .msg_iov = &iov,
+		              .msg_iovlen = 1,
+		              .msg_control = c.buf,
+		              .msg_controllen = sizeof(c.buf) };
+	ssize_t n;
+	int status = 0;
+
+	while ((n = recvmsg(e->maker_fd, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	word[n > 0 ? n : 0] = '\0';
+	/* its sockets are brig's now, never closed (see above) */
+	close(e->maker_fd);
+	e->maker_fd = -1;
+	while (waitpid(e->maker, &status, 0) < 0 && errno == EINTR)
+		;
+	e->maker = 0;
+	/* the chains are the slot's now, whatever the child got to */
+	e->chains = true;
+	if (n > 0 && !strcmp(word, "+") && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	if (n > 0 && strcmp(word, "+"))
+		return brig_error_set(err, "%s", word);
+	return brig_error_set(err, "the child that makes the job's chains: %s",
+	                      WIFSIGNALED(status) ? strsignal(WTERMSIG(status)) : "failed");
+}
+
 /* A line of --audit for a denial: @what ("name", "address") @text. */
 static void audit_denied(struct brig_egress *e, const char *what, const char *text)
 {
@@ -295,7 +420,7 @@ static struct brig_egress *egress_new(const char *const *allow, size_t n_allow,
 {
 	struct brig_egress *e = brig_xcalloc(1, sizeof(*e));
 
-	e->slot.fd = e->listen = e->netns = -1;
+	e->slot.fd = e->listen = e->netns = e->maker_fd = -1;
 	e->sink =
 	    (struct brig_egress_dns_sink){ .allow4 = allow4, .denied = name_denied, .data = e };
 	if (brig_egress_rules_parse(allow, n_allow, &e->rules, err) < 0)
@@ -323,6 +448,8 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 	slot_addresses(e);
 	if (e->slot.scrub && brig_egress_slot_scrub(e->slot.n, err) < 0)
 		return brig_error_wrap(err, "egress slot %u", e->slot.n);
+	if (make_chains_aside(e, err) < 0)
+		return -1;
 	/* the slot, for a claim of the member */
 	if (member) {
 		char text[16];
@@ -382,7 +509,7 @@ void brig_egress_member_gone(const char *id, const char *dir)
 	struct brig_egress *e = brig_xcalloc(1, sizeof(*e));
 	unsigned slot;
 
-	e->slot.fd = e->listen = e->netns = -1;
+	e->slot.fd = e->listen = e->netns = e->maker_fd = -1;
 	/* a member made without egress has no record; a claimer that removed
 	 * the slot's things unlinked its file */
 	if (member_slot(dir, &slot, &ignored) == 0 &&
@@ -404,7 +531,7 @@ const char *brig_egress_resolv_conf(const struct brig_egress *e)
 int brig_egress_give(struct brig_egress *e, int pidfd, pid_t pid, struct brig_error *err)
 {
 	/* the slot's chains first: the link is never without them */
-	if (ready_chains(e, err) < 0 || forwarding(err) < 0)
+	if ((e->maker ? wait_chains(e, err) : ready_chains(e, err)) < 0 || forwarding(err) < 0)
 		return -1;
 	brig_phase("egress: chains");
 	if (brig_fault("egress.table") < 0)
@@ -484,6 +611,14 @@ int brig_egress_close(struct brig_egress *e, struct brig_error *err)
 
 	if (!e)
 		return 0;
+	/* (a job that failed before its link: what the child made is the
+	 * slot's, for its next job or the last slot's end) */
+	if (e->maker) {
+		struct brig_error ignored = BRIG_ERROR_INIT;
+
+		wait_chains(e, &ignored);
+		brig_error_release(&ignored);
+	}
 	if (e->dns)
 		brig_egress_dns_free(e->dns);
 	if (e->listen >= 0)

@@ -277,6 +277,9 @@ void brig_egress_learn_free(struct brig_egress_learn *l);
  * and its CIDR rules emptied, its counters zeroed.  1 when the tables or
  * the slot's chains are not there (brig_egress_nft_slot makes them). */
 int brig_egress_learn_ready(struct brig_egress_learn *l, unsigned slot, struct brig_error *err);
+/* Whether slot @slot's chains are there (1) or not (0, the tables
+ * perhaps not either), by a get of one of its counters. */
+int brig_egress_learn_slot_made(struct brig_egress_learn *l, unsigned slot, struct brig_error *err);
 /* Whether the tables are there: 1 or 0. */
 int brig_egress_learn_tables_exist(struct brig_egress_learn *l, struct brig_error *err);
 /* The tables gone, with every slot's chains; none there is no error. */

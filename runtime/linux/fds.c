@@ -178,30 +178,71 @@ static int close_from(unsigned int from, unsigned int to)
 	return 0;
 }
 
-int brig_fds_keep_netlink(unsigned int from, int protocol)
+static bool is_netlink(int fd, int protocol)
+{
+	int v;
+	socklen_t len = sizeof(v);
+
+	return getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &len) == 0 && v == AF_NETLINK &&
+	       getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0 && v == protocol;
+}
+
+/* Every fd from @from on, in the kernel's fd table: @fn(@fd, @data), and
+ * the fd closed when it returns true.  -1 when /proc cannot tell. */
+static int each_fd(unsigned int from, bool (*fn)(int fd, void *data), void *data)
 {
 	_cleanup_closedir_ DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
 
-	if (!d) {
-		close_range(from, ~0U, 0);
+	if (!d)
 		return -1;
-	}
 	while ((de = readdir(d))) {
 		char *end;
 		unsigned long fd = strtoul(de->d_name, &end, 10);
-		int v;
-		socklen_t len = sizeof(v);
 
 		if (*end || !isdigit((unsigned char)de->d_name[0]) || fd < from ||
 		    (int)fd == dirfd(d))
 			continue;
-		if (getsockopt((int)fd, SOL_SOCKET, SO_DOMAIN, &v, &len) == 0 && v == AF_NETLINK &&
-		    getsockopt((int)fd, SOL_SOCKET, SO_PROTOCOL, &v, &len) == 0 && v == protocol)
-			continue;
-		close((int)fd);
+		if (fn((int)fd, data))
+			close((int)fd);
 	}
 	return 0;
+}
+
+static bool not_netlink(int fd, void *protocol)
+{
+	return !is_netlink(fd, *(int *)protocol);
+}
+
+int brig_fds_keep_netlink(unsigned int from, int protocol)
+{
+	if (each_fd(from, not_netlink, &protocol) == 0)
+		return 0;
+	close_range(from, ~0U, 0);
+	return -1;
+}
+
+struct netlink_list {
+	int protocol;
+	int *fds;
+	size_t max, n;
+};
+
+static bool list_netlink(int fd, void *data)
+{
+	struct netlink_list *l = data;
+
+	if (l->n < l->max && is_netlink(fd, l->protocol))
+		l->fds[l->n++] = fd;
+	return false;
+}
+
+size_t brig_fds_netlink(int protocol, int *fds, size_t max)
+{
+	struct netlink_list l = { .protocol = protocol, .fds = fds, .max = max };
+
+	each_fd(0, list_netlink, &l);
+	return l.n;
 }
 
 int brig_fds_prepare(unsigned int preserve, const int *spare, size_t n_spare,

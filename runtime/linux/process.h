@@ -148,6 +148,9 @@ int brig_fds_caller_end(void);
  * closed then.
  */
 int brig_fds_keep_netlink(unsigned int from, int protocol);
+/* The fds of brig's netlink sockets of @protocol, @max at most, into
+ * @fds: how many. */
+size_t brig_fds_netlink(int protocol, int *fds, size_t max);
 
 /*
  * In brig's own process, after brig_listen_fds() and before anything is

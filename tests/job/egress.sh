@@ -1200,15 +1200,24 @@ t_tables_beside_takers() {
 	assert_egress_clean
 }
 
+# stopped_child PID: a child of PID's that is stopped (state T), if any.
+stopped_child() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		[ "$(proc_state "$c")" = T ] && echo "$c" && return
+	done
+}
+
 # Two jobs that find no tables make them at the same moment (both stopped
 # where they are about to, then let go together): one makes them, the
 # other's transaction fails whole and it makes its slot's chains alone.
 # One pair of tables, each base chain's rules once, each job filtered by
-# its own chains.
+# its own chains.  (The tables are made by a child of brig's, which is
+# the one stopped.)
 t_tables_made_at_once() {
 	need_egress
 	need_faults
-	local i pids=() o
+	local i pids=() makers=() o
 	assert_eq "$(egress_left_now)" "" "egress links and tables before" || return
 	mkdir -p "$T/tmp" "$T/m" "$T/s"
 	chmod 1777 "$T/s"
@@ -1224,10 +1233,11 @@ t_tables_made_at_once() {
 		defer kill_wait "$!"
 	done
 	for i in 0 1; do
-		wait_until 30 eval '[ "$(proc_state "${pids[i]}")" = T ]' ||
-			fail "job $i's brig did not stop at egress.make-tables: $(cat "$T/m/$i.err")"
+		wait_until 30 eval '[ -n "$(stopped_child "${pids[i]}")" ]' ||
+			fail "job $i's brig's child did not stop at egress.make-tables: $(cat "$T/m/$i.err")"
+		makers+=("$(stopped_child "${pids[i]}")")
 	done
-	kill -CONT "${pids[@]}"
+	kill -CONT "${makers[@]}"
 	wait_until 30 eval '[ -e "$T/s/done.0" ] && [ -e "$T/s/done.1" ]' ||
 		fail "the jobs did not get through: $(cat "$T/m/0.err" "$T/m/1.err")"
 	assert_eq "$(nft list tables 2>&1 | grep -c brig_egress)" 2 "tables named brig_egress"

@@ -637,8 +637,32 @@ static int child_fds_netlink(void *arg)
 	return fail;
 }
 
+/* two netfilter sockets among a route one and a pipe: both listed, in
+ * fd order, and no more than asked for; nothing closed */
+static int child_fds_list_netlink(void *arg)
+{
+	int rt = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	int nf1 = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	int p[2], nf2, fds[4] = { -1, -1, -1, -1 }, fail = 0;
+
+	(void)arg;
+	if (rt < 3 || nf1 < 3 || pipe(p) < 0)
+		return 90;
+	nf2 = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
+	if (nf2 < 3)
+		return 90;
+	fail |= (brig_fds_netlink(NETLINK_NETFILTER, fds, 4) != 2) << 0;
+	fail |= (fds[0] != nf1 || fds[1] != nf2) << 1;
+	fail |= (brig_fds_netlink(NETLINK_NETFILTER, fds, 1) != 1) << 2;
+	fail |= (fcntl(rt, F_GETFD) == -1 || fcntl(p[0], F_GETFD) == -1) << 3;
+	return fail;
+}
+
 static void test_fds(void)
 {
+	is_int(in_child(child_fds_list_netlink, NULL), 0,
+	       "fds_netlink lists the netlink sockets of one protocol, as many as asked, "
+	       "and closes nothing");
 	is_int(in_child(child_fds_netlink, NULL), 0,
 	       "fds_keep_netlink keeps 0-2 and the netlink sockets of one protocol, closes the "
 	       "rest");
