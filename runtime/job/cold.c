@@ -90,6 +90,11 @@ int job_cold_start(struct job_source *s, struct job_run *run, struct brig_error 
 	gid = o->has_user ? o->gid : bp ? bp->user.gid : 0;
 	if (job_make_export_dir(o, err) < 0)
 		return -1;
+	/* first: the slot's chains, when they must be made, are made while
+	 * the rest is */
+	if (o->network == BRIG_JOB_NET_EGRESS &&
+	    brig_egress_open(&run->egress, run->id, c->co.member, o->allow, o->n_allow, err) < 0)
+		return brig_error_wrap(err, "--network egress");
 	run->root.userns = !o->no_userns && job_userns_available();
 	/* its binds get an id range of their own all the same (config.c) */
 	run->root.bind_ids = !run->root.userns;
@@ -122,9 +127,8 @@ int job_cold_start(struct job_source *s, struct job_run *run, struct brig_error 
 		else if (brig_job_denials_open(&run->denials, run->root.dir, &run->audit, err) < 0)
 			return -1;
 	}
-	if (o->network == BRIG_JOB_NET_EGRESS) {
-		if (brig_egress_open(&run->egress, run->id, c->co.member, o->allow, o->n_allow,
-		                     run->root.dirfd, run->root.dir, err) < 0)
+	if (run->egress) {
+		if (brig_egress_record(run->egress, run->root.dirfd, run->root.dir, err) < 0)
 			return brig_error_wrap(err, "--network egress");
 		brig_egress_audit(run->egress, &run->audit);
 		co.netns_ready = egress_ready;

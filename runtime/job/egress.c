@@ -2,9 +2,10 @@
 /*
  * A job's egress across its life (egress.h):
  *
- *   open     a slot (its addresses, its link's and chains' names), the
- *            job's resolv.conf; the slot's chains, if they are not
- *            there, made by a child meanwhile (make_chains_aside)
+ *   open     a slot (its addresses, its link's and chains' names); the
+ *            slot's chains, if they are not there, made by a child
+ *            meanwhile (make_chains_aside)
+ *   record   the job's resolv.conf (and a member's slot) in its directory
  *   give     once the job's network namespace exists (before its process
  *            runs): the slot's chains readied (egress_nft.c), then the
  *            veth pair, brig's end addressed and up, the other end in it
@@ -431,8 +432,7 @@ static struct brig_egress *egress_new(const char *const *allow, size_t n_allow,
 }
 
 int brig_egress_open(struct brig_egress **out, const char *id, bool member,
-                     const char *const *allow, size_t n_allow, int dirfd, const char *dir,
-                     struct brig_error *err)
+                     const char *const *allow, size_t n_allow, struct brig_error *err)
 {
 	struct brig_egress *e = *out = egress_new(allow, n_allow, err);
 
@@ -448,10 +448,13 @@ int brig_egress_open(struct brig_egress **out, const char *id, bool member,
 	slot_addresses(e);
 	if (e->slot.scrub && brig_egress_slot_scrub(e->slot.n, err) < 0)
 		return brig_error_wrap(err, "egress slot %u", e->slot.n);
-	if (make_chains_aside(e, err) < 0)
-		return -1;
+	return make_chains_aside(e, err);
+}
+
+int brig_egress_record(struct brig_egress *e, int dirfd, const char *dir, struct brig_error *err)
+{
 	/* the slot, for a claim of the member */
-	if (member) {
+	if (e->member) {
 		char text[16];
 
 		snprintf(text, sizeof(text), "%u\n", e->slot.n);

@@ -301,14 +301,16 @@ struct brig_result_egress;
 
 /*
  * The egress of job @id up to its link: the rules of @allow parsed, a
- * slot taken (its file says @id), and the job's resolv.conf written in
- * its directory (@dirfd, @dir); with @member (a pool's) the slot is
- * recorded there too (the file "egress"), and no resolver runs until a
- * claim.  *@out is set even on failure: close it.
+ * slot taken (its file says @id; @member: a pool's, whose resolver waits
+ * for a claim), and its chains, if they are not there, being made by a
+ * child (brig_egress_give waits for it).  Called first, so that the child
+ * has time.  *@out is set even on failure: close it.
  */
 int brig_egress_open(struct brig_egress **out, const char *id, bool member,
-                     const char *const *allow, size_t n_allow, int dirfd, const char *dir,
-                     struct brig_error *err);
+                     const char *const *allow, size_t n_allow, struct brig_error *err);
+/* The job's resolv.conf written in its directory (@dirfd, @dir); a pool
+ * member's slot recorded there too (the file "egress"). */
+int brig_egress_record(struct brig_egress *e, int dirfd, const char *dir, struct brig_error *err);
 /*
  * A claim of pool member @id (its directory @dir) made with --network
  * egress: the member's slot (its record in @dir, the slot's file saying
