@@ -82,7 +82,7 @@ struct brig_egress {
 	size_t n_up;
 	int netns;    /* the job's, held so that its link outlives the job until close */
 	pid_t maker;  /* the child that makes the slot's chains, or 0 */
-	int maker_fd; /* its pipe: its error, then end of file */
+	int maker_fd; /* its socket: its word and its netfilter sockets */
 	bool chains, linked;
 	bool member;                        /* a pool member's: no resolver until a claim */
 	struct brig_egress_figures figures; /* the result's, read at the end */
