@@ -1200,6 +1200,41 @@ t_tables_beside_takers() {
 	assert_egress_clean
 }
 
+# brig SIGKILLed while the child that makes its slot's chains (and the
+# tables) is stopped at egress.make-tables: the child, let go, makes them
+# and finds nobody to hand them to; the slot's file, locked through
+# brig's open file that the child shares, is free once the child is
+# gone; --gc leaves nothing, and the next job gets through.
+t_sigkill_maker() {
+	need_egress
+	need_faults
+	local maker
+	assert_eq "$(egress_left_now)" "" "egress links and tables before" || return
+	mkdir -p "$T/tmp"
+	BRIG_FAULT=egress.make-tables:stop TMPDIR=$T/tmp "$BRIG" --root "$T/root" job \
+		--rootfs "$ROOTFS" --network egress --allow allowed.test --timeout 60s -- true \
+		</dev/null >"$T/out" 2>"$T/err" &
+	local pid=$!
+	defer kill_wait "$pid"
+	wait_until 30 eval '[ -n "$(stopped_child "$pid")" ]' ||
+		fail "brig's child did not stop at egress.make-tables: $(cat "$T/err")" || return
+	maker=$(stopped_child "$pid")
+	kill -KILL "$pid"
+	{ wait_exit "$pid" 10; } 2>/dev/null
+	assert_eq "$rc" 137 "brig's status after SIGKILL"
+	kill -CONT "$maker"
+	wait_until 10 dead "$maker" || fail "the child $maker outlived brig by 10 s"
+	bj --gc
+	assert_rc 0
+	assert_eq "$err" "" "stderr of --gc"
+	assert_egress_clean "after --gc"
+	ejob --allow allowed.test -- sh -c "$(probes "+tcp allowed.test 7" "tcp 192.0.2.20 7")"
+	assert_rc 0
+	reached tcp allowed.test 7 192.0.2.10
+	blocked tcp 192.0.2.20 7
+	assert_egress_clean
+}
+
 # stopped_child PID: a child of PID's that is stopped (state T), if any.
 stopped_child() {
 	local c
@@ -1282,4 +1317,5 @@ tap_test "a slot's next job finds its chains emptied; the tables go with the las
 tap_test "an older brig's per-slot tables: removed by the slot's next job" t_old_tables
 tap_test "the tables made while takers hold the slots' directory: at once" t_tables_beside_takers
 tap_test "two jobs make the tables at once: one pair, each job its own chains" t_tables_made_at_once
+tap_test "brig SIGKILLed while its child makes the tables: --gc leaves nothing" t_sigkill_maker
 tap_done
