@@ -907,6 +907,16 @@ t_concurrent() {
 	assert_egress_clean
 }
 
+# next_job_through: a job after what a test did reaches allowed.test and
+# nothing else, and leaves nothing.
+next_job_through() {
+	ejob --allow allowed.test -- sh -c "$(probes "+tcp allowed.test 7" "tcp 192.0.2.20 7")"
+	assert_rc 0
+	reached tcp allowed.test 7 192.0.2.10
+	blocked tcp 192.0.2.20 7
+	assert_egress_clean
+}
+
 # 12. brig SIGKILLed mid-job: `brig job --gc` leaves no link, no table,
 # no state; a new egress job works.
 t_sigkill_gc() {
@@ -924,11 +934,7 @@ t_sigkill_gc() {
 	wait_until 10 dead "$JOB_PID" || fail "the job's process $JOB_PID outlived --gc"
 	assert_eq "$(egress_left)" "" "egress links and tables after --gc"
 	assert_egress_clean "after --gc"
-	ejob --allow allowed.test -- sh -c "$(probes "+tcp allowed.test 7" "tcp 192.0.2.20 7")"
-	assert_rc 0
-	reached tcp allowed.test 7 192.0.2.10
-	blocked tcp 192.0.2.20 7
-	assert_egress_clean
+	next_job_through
 }
 
 # 13. Bad --allow values: status 125, one `brig: ` line naming --allow,
@@ -1228,11 +1234,7 @@ t_sigkill_maker() {
 	assert_rc 0
 	assert_eq "$err" "" "stderr of --gc"
 	assert_egress_clean "after --gc"
-	ejob --allow allowed.test -- sh -c "$(probes "+tcp allowed.test 7" "tcp 192.0.2.20 7")"
-	assert_rc 0
-	reached tcp allowed.test 7 192.0.2.10
-	blocked tcp 192.0.2.20 7
-	assert_egress_clean
+	next_job_through
 }
 
 # stopped_child PID: a child of PID's that is stopped (state T), if any.
