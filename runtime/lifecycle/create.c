@@ -101,7 +101,6 @@ struct create_job {
 	int master;  /* the container's pty, for the relay of a foreground run */
 	pid_t pid;
 	bool claimed;
-	bool netns_given; /* o->netns_ready was called */
 };
 
 static void job_release(struct create_job *j)
@@ -288,6 +287,13 @@ static int send_idmapped_mounts(struct create_job *j, struct brig_error *err)
 	return r;
 }
 
+/* Whether the init's clone makes its network namespace (o->netns_ready
+ * is then called as soon as the clone is, else once the init is READY). */
+static bool clone_makes_netns(const struct create_job *j)
+{
+	return j->ns.clone_flags & CLONE_NEWNET;
+}
+
 static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
                       const sigset_t *saved_mask, struct brig_error *err)
 {
@@ -394,11 +400,9 @@ static int spawn_init(struct create_job *j, const struct brig_create_opts *o,
 		return -1;
 	/* a network namespace that the clone made is there now: what goes
 	 * into it is made while the init sets itself up */
-	if ((ca.flags & CLONE_NEWNET) && o->netns_ready) {
-		if (o->netns_ready(o->netns_data, j->pidfd, j->pid, err) < 0)
-			return -1;
-		j->netns_given = true;
-	}
+	if (o->netns_ready && clone_makes_netns(j) &&
+	    o->netns_ready(o->netns_data, j->pidfd, j->pid, err) < 0)
+		return -1;
 	if (create_runtime_hooks(j, o->id, err) < 0)
 		return -1;
 	if (receive_pty_master(j, err) < 0)
@@ -683,7 +687,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	/* once the init has made every namespace of its own (READY) */
 	if (brig_netdevs_give(j.entry.dirfd, j.bundle.config->linux, j.pidfd, j.pid, err) < 0)
 		goto fail;
-	if (!j.netns_given && o->netns_ready &&
+	if (o->netns_ready && !clone_makes_netns(&j) &&
 	    o->netns_ready(o->netns_data, j.pidfd, j.pid, err) < 0)
 		goto fail;
 	if (brig_fault("create.spawned") < 0) {
