@@ -13,6 +13,7 @@
 # line (die on stderr, and exits 1).
 #
 # bench_memcg_usage PID: PID's memory cgroup's usage in bytes (v1 or v2).
+# bench_phase_medians FILE: the median of each --debug phase in FILE.
 #
 # bench_delete_all RUNTIME ROOT: every container under the state root ROOT
 # deleted with RUNTIME (what a failed run left); bench_finish: W removed,
@@ -128,6 +129,7 @@ bench_phase_medians() {
 			for (x = 1; x <= k; x++) for (y = x + 1; y <= k; y++) if (a[y] < a[x]) { t = a[x]; a[x] = a[y]; a[y] = t }
 			printf "  %-28s %8.3f ms\n", order[i], a[int((k + 1) / 2)] } }'
 }
+
 bench_finish() {
 	if [ "${KEEP:-0}" = 1 ]; then
 		note "kept $W"
