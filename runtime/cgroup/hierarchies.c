@@ -361,10 +361,14 @@ int brig_cg_remove_dir(const struct brig_cg_hier *h, struct brig_error *err)
 
 	if (!h->created)
 		return 0;
-	if (remove_below(h->dir, 0, err) < 0)
-		return -1;
-	if (rmdir_retry(h->dir, err) < 0)
-		return -1;
+	/* one rmdir, when nothing is left in it; EBUSY: a cgroup below it
+	 * (exec --cgroup's) or a process still leaving */
+	if (rmdir(h->dir) < 0 && errno != ENOENT) {
+		if (errno != EBUSY)
+			return brig_error_setp(err, errno, "remove cgroup \"%s\"", h->dir);
+		if (remove_below(h->dir, 0, err) < 0 || rmdir_retry(h->dir, err) < 0)
+			return -1;
+	}
 	/* The parents brig made for it, up to the topmost, each tried once:
 	 * one that is busy (EBUSY: a cgroup or a process in it) holds a
 	 * container or an engine's cgroup made there since, and stays, as
