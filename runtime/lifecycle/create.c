@@ -578,17 +578,15 @@ static int run_poststart(struct create_job *j, const char *id, struct brig_error
 }
 
 /*
- * What create makes of the bundle before anything exists: the config,
- * checked; the rootfs; the plans of the namespaces and of the process
- * (names resolved, the memory policy's node mask).
+ * What create makes of the bundle (its config loaded) before anything
+ * exists: the config, checked; the rootfs; the plans of the namespaces
+ * and of the process (names resolved, the memory policy's node mask).
  */
 static int plan_job(struct create_job *j, const struct brig_create_opts *o, bool foreground,
                     struct brig_error *err)
 {
 	const struct brig_linux *lx;
 
-	if (brig_bundle_load(&j->bundle, o->bundle, err) < 0)
-		return -1;
 	if (check_supported(j->bundle.config, err) < 0)
 		return -1;
 	if (brig_console_check(j->bundle.config->process->terminal, !foreground, o->console_socket,
@@ -632,10 +630,13 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	brig_listen_fds();
 	if (brig_fds_check(o->preserve_fds, err) < 0)
 		goto out;
-	if (plan_job(&j, o, foreground, err) < 0)
+	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0)
 		goto out;
-	/* linux/selfexe.h, before anything is made */
+	/* linux/selfexe.h, before anything is made, and as soon as the
+	 * config tells whether it is needed: the first image plans nothing */
 	if (o->protect_exe && brig_selfexe_protect_for(ctx->argv, j.bundle.config->linux, err) < 0)
+		goto out;
+	if (plan_job(&j, o, foreground, err) < 0)
 		goto out;
 	brig_phase("plan");
 	/* connected first, as runc does: a wrong path fails before anything exists */
