@@ -24,28 +24,49 @@ static double ms_between(const struct timespec *a, const struct timespec *b)
 }
 
 #define PHASES_ENV "_BRIG_PHASES_START"
+#define PHASES_EXEC_ENV "_BRIG_PHASES_EXEC"
+
+static bool parse_stamp(const char *text, struct timespec *ts)
+{
+	long long sec, nsec;
+
+	if (!text || sscanf(text, "%lld.%lld", &sec, &nsec) != 2 || nsec < 0 || nsec >= 1000000000)
+		return false;
+	*ts = (struct timespec){ .tv_sec = (time_t)sec, .tv_nsec = (long)nsec };
+	return true;
+}
 
 void brig_phases_start(void)
 {
-	const char *t0 = getenv(PHASES_ENV);
-	long long sec, nsec;
+	struct timespec t0, at_exec;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	n_phases = n_start = 0;
 	reported = false;
-	if (t0 && sscanf(t0, "%lld.%lld", &sec, &nsec) == 2 && nsec >= 0 && nsec < 1000000000) {
-		start = (struct timespec){ .tv_sec = (time_t)sec, .tv_nsec = (long)nsec };
+	if (parse_stamp(getenv(PHASES_ENV), &t0)) {
+		start = t0;
+		/* the first image's work, then the execution itself */
+		if (parse_stamp(getenv(PHASES_EXEC_ENV), &at_exec)) {
+			phases[n_phases].name = "first image";
+			phases[n_phases++].at = at_exec;
+		}
 		brig_phase("re-exec");
 	}
 	unsetenv(PHASES_ENV);
+	unsetenv(PHASES_EXEC_ENV);
 }
 
 void brig_phases_export(void)
 {
 	char t0[64];
 
+	struct timespec now;
+
 	snprintf(t0, sizeof(t0), "%lld.%09ld", (long long)start.tv_sec, start.tv_nsec);
 	setenv(PHASES_ENV, t0, 1);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	snprintf(t0, sizeof(t0), "%lld.%09ld", (long long)now.tv_sec, now.tv_nsec);
+	setenv(PHASES_EXEC_ENV, t0, 1);
 }
 
 void brig_phase(const char *name)
