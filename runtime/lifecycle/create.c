@@ -38,6 +38,7 @@
 #include "linux/netdev.h"
 #include "linux/mounts.h"
 #include "linux/namespaces.h"
+#include "linux/ns_premake.h"
 #include "linux/process.h"
 #include "linux/rootfs.h"
 #include "linux/seccomp.h"
@@ -86,6 +87,7 @@ static int check_supported(const struct brig_config *cfg, struct brig_error *err
 struct create_job {
 	struct brig_bundle bundle;
 	struct brig_ns_plan ns;
+	struct brig_ns_premake premake; /* its namespaces made ahead */
 	struct brig_process_plan plan;
 	struct brig_seccomp_prog seccomp; /* the compiled linux.seccomp */
 	struct brig_store store;
@@ -105,6 +107,7 @@ struct create_job {
 
 static void job_release(struct create_job *j)
 {
+	brig_ns_premake_release(&j->premake);
 	brig_bundle_release(&j->bundle);
 	brig_ns_plan_release(&j->ns);
 	brig_process_plan_release(&j->plan);
@@ -612,6 +615,7 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
                           int *status, struct brig_error *err)
 {
 	struct create_job j = { .bundle = BRIG_BUNDLE_INIT,
+		                .premake = BRIG_NS_PREMAKE_INIT,
 		                .entry = BRIG_ENTRY_INIT,
 		                .cg = BRIG_CGROUP_INIT,
 		                .fifo = -1,
@@ -637,6 +641,10 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	if (o->protect_exe && brig_selfexe_protect_for(ctx->argv, j.bundle.config->linux, err) < 0)
 		goto out;
 	if (plan_job(&j, o, foreground, err) < 0)
+		goto out;
+	/* linux/ns_premake.h: made while the state and the cgroup are */
+	if (brig_ns_premake_start(&j.ns, brig_loopback_wanted(j.bundle.config), &j.premake, err) <
+	    0)
 		goto out;
 	brig_phase("plan");
 	/* connected first, as runc does: a wrong path fails before anything exists */
@@ -682,6 +690,8 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 			goto fail;
 		}
 	}
+	if (brig_ns_premake_finish(&j.premake, &j.ns, err) < 0)
+		goto fail;
 	brig_foreground_signals(foreground, !o->no_subreaper, &fwd, &saved);
 	if (spawn_init(&j, o, &saved, err) < 0)
 		goto fail;

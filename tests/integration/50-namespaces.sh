@@ -85,6 +85,53 @@ t_new_ns_inodes() {
 	assert_empty_dir "$T/root"
 }
 
+# Without a user namespace, brig makes the network, ipc and uts
+# namespaces ahead, in a thread of its own (linux/ns_premake.h), not in
+# the init's clone: they must be what that clone made, new and owned by
+# the host's user namespace (as runc's are); with a user namespace of
+# its own, the container's network namespace is that one's.
+t_premade_owner() {
+	local pid n ur own
+	ns_bundle "$T/b" . sleep 100
+	br run -d --bundle "$T/b" c1
+	assert_rc 0 || return
+	defer "$BRIG" --root "$T/root" delete --force c1
+	pid=$(state_field c1 pid)
+	for n in net ipc uts; do
+		assert_ne "$(ns_of "$pid" "$n")" "$(ns_of $$ "$n")" "the container's $n namespace"
+		assert_eq "$(lsns -n -o ONS -t "$n" -p "$pid" | tr -d ' ')" \
+			"$(stat -L -c %i /proc/self/ns/user)" "the owner of its $n namespace"
+	done
+	ur=$(mktemp -d /tmp/brig-premade.XXXXXX) && defer rm -rf "$ur" &&
+		cp -a "$ROOTFS" "$ur/rootfs" && chown -R 100000:100000 "$ur/rootfs" &&
+		chmod 755 "$ur" || fail "cannot make a rootfs for the user namespace" || return
+	ns_bundle "$T/u" '.linux.namespaces += [{type: "user"}]
+		| .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
+		| .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]' sleep 100
+	brig_bundle_edit "$T/u" '.root.path = $r' --arg r "$ur/rootfs"
+	br run -d --bundle "$T/u" c2
+	assert_rc 0 || return
+	defer "$BRIG" --root "$T/root" delete --force c2
+	pid=$(state_field c2 pid)
+	own=$(stat -L -c %i "/proc/$pid/ns/user")
+	assert_ne "$own" "$(stat -L -c %i /proc/self/ns/user)" "the user namespace of c2"
+	assert_eq "$(lsns -n -o ONS -t net -p "$pid" | tr -d ' ')" "$own" \
+		"the owner of c2's network namespace"
+}
+
+# The thread that makes them fails: one line, and nothing left (the
+# harness checks mounts, cgroups and processes after each test).
+t_premade_fails() {
+	need_faults
+	ns_bundle "$T/b" . true
+	run_cmd env BRIG_FAULT=create.premake:errno=12 "$BRIG" --root "$T/root" run \
+		--bundle "$T/b" c1
+	assert_rc 1
+	assert_eq "$err" "brig: create the container's namespaces: Cannot allocate memory" \
+		"the error"
+	assert_empty_dir "$T/root"
+}
+
 # Namespaces not asked for are the host's.
 t_shared_ns() {
 	local n
@@ -520,6 +567,8 @@ t_sysctl_ipc() {
 
 tap_test "pid namespace: the container is PID 1 and sees only its processes" t_new_pid
 tap_test "every namespace asked for is new (cgroup ipc mnt net pid time uts)" t_new_ns_inodes
+tap_test "network, ipc and uts namespaces made ahead are new and the host user namespace's (a user namespace's own with one)" t_premade_owner
+tap_test "the namespaces made ahead fail: one line, nothing left" t_premade_fails
 tap_test "namespaces not asked for are the host's" t_shared_ns
 tap_test "uts namespace: hostname and domainname inside, the host's untouched" t_new_uts
 tap_test "network namespace: only lo" t_new_net
