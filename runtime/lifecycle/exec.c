@@ -439,13 +439,24 @@ static int other_ns(pid_t pid, int flags)
 }
 
 /* The container, if it can take a process (runc's wording otherwise). */
-static int load_container(struct exec_job *j, const struct brig_context *ctx,
-                          const struct brig_exec_opts *o, struct brig_error *err)
+/* The container's state and saved config: what tells whether brig is
+ * re-executed (linux/selfexe.h), before anything else is looked at. */
+static int load_config(struct exec_job *j, const struct brig_context *ctx,
+                       const struct brig_exec_opts *o, struct brig_error *err)
+{
+	if (brig_container_ref_open(&j->c, ctx->root, o->id, BRIG_LOCK_SHARED, err) < 0)
+		return -1;
+	j->cfg = brig_config_load(j->c.e.dirfd, "config.json", "config.json", err);
+	if (!j->cfg)
+		return brig_error_wrap(err, "the container's saved config");
+	return 0;
+}
+
+static int load_container(struct exec_job *j, const struct brig_exec_opts *o,
+                          struct brig_error *err)
 {
 	enum brig_status status;
 
-	if (brig_container_ref_open(&j->c, ctx->root, o->id, BRIG_LOCK_SHARED, err) < 0)
-		return -1;
 	status = brig_state_status(j->c.s);
 	if (status == BRIG_STATUS_STOPPED)
 		return brig_error_set(err, "cannot exec in a stopped container");
@@ -455,9 +466,6 @@ static int load_container(struct exec_job *j, const struct brig_context *ctx,
 	j->initfd = brig_open_init(j->c.s);
 	if (j->initfd < 0)
 		return brig_error_set(err, "cannot exec in a stopped container");
-	j->cfg = brig_config_load(j->c.e.dirfd, "config.json", "config.json", err);
-	if (!j->cfg)
-		return brig_error_wrap(err, "the container's saved config");
 	if (j->c.s->mntns) {
 		char path[64];
 
@@ -661,11 +669,14 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	brig_listen_fds();
 	if (brig_fds_check(o->preserve_fds, err) < 0)
 		goto out;
-	if (load_container(&j, ctx, o, err) < 0)
+	if (load_config(&j, ctx, o, err) < 0)
 		goto out;
 	/* linux/selfexe.h, before anything is made (the lock goes with the
-	 * re-execution, which takes it again) */
+	 * re-execution, which takes it again), and before the init and its
+	 * namespaces are looked at: the first image does no more */
 	if (o->protect_exe && brig_selfexe_protect_for(ctx->argv, j.cfg->linux, err) < 0)
+		goto out;
+	if (load_container(&j, o, err) < 0)
 		goto out;
 	if (build_process(&j, o, err) < 0)
 		goto out;
