@@ -463,12 +463,14 @@ int brig_apply_bounding(const struct brig_capsets *caps, struct brig_error *err)
 
 		if (caps->bounding & (1ULL << cap))
 			continue;
-		/* dropping what is already gone needs no privilege */
-		if (prctl(PR_CAPBSET_READ, (unsigned long)cap, 0, 0, 0) == 0)
+		if (prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0) == 0)
 			continue;
-		if (prctl(PR_CAPBSET_DROP, (unsigned long)cap, 0, 0, 0) < 0)
-			return brig_error_setp(err, errno, "drop \"%s\" from the bounding set",
-			                       brig_cap_name(cap, name, sizeof(name)));
+		/* without CAP_SETPCAP the kernel refuses even to drop what is
+		 * already gone, which needs no dropping: asked only then */
+		if (errno == EPERM && prctl(PR_CAPBSET_READ, (unsigned long)cap, 0, 0, 0) == 0)
+			continue;
+		return brig_error_setp(err, errno, "drop \"%s\" from the bounding set",
+		                       brig_cap_name(cap, name, sizeof(name)));
 	}
 	return 0;
 }
