@@ -634,10 +634,18 @@ int brig_container_create(const struct brig_context *ctx, const struct brig_crea
 	brig_listen_fds();
 	if (brig_fds_check(o->preserve_fds, err) < 0)
 		goto out;
+	/* linux/selfexe.h, before anything is made: at once for a config that
+	 * names no uidMappings, else as soon as it is parsed (the first image
+	 * plans nothing either way) */
+	if (o->protect_exe) {
+		_cleanup_free_ char *config =
+		    brig_xasprintf("%s/config.json", o->bundle && *o->bundle ? o->bundle : ".");
+
+		if (brig_selfexe_protect_early(ctx->argv, AT_FDCWD, config, err) < 0)
+			goto out;
+	}
 	if (brig_bundle_load(&j.bundle, o->bundle, err) < 0)
 		goto out;
-	/* linux/selfexe.h, before anything is made, and as soon as the
-	 * config tells whether it is needed: the first image plans nothing */
 	if (o->protect_exe && brig_selfexe_protect_for(ctx->argv, j.bundle.config->linux, err) < 0)
 		goto out;
 	if (plan_job(&j, o, foreground, err) < 0)

@@ -39,6 +39,7 @@
 #include "util/error.h"
 #include "util/fault.h"
 #include "util/fs.h"
+#include "util/id.h"
 #include "util/log.h"
 #include "util/phases.h"
 #include "util/proc.h"
@@ -669,11 +670,22 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	brig_listen_fds();
 	if (brig_fds_check(o->preserve_fds, err) < 0)
 		goto out;
+	/* linux/selfexe.h, before anything is made: at once when the saved
+	 * config names no uidMappings (an id that is none: later, after the
+	 * refusal), else as soon as it is parsed (the lock goes with the
+	 * re-execution, which takes it again), before the init and its
+	 * namespaces are looked at: the first image does no more */
+	if (o->protect_exe) {
+		struct brig_error bad_id = BRIG_ERROR_INIT;
+		_cleanup_free_ char *config = brig_xasprintf("%s/%s/config.json", ctx->root, o->id);
+
+		if (brig_id_validate(o->id, &bad_id) == 0 &&
+		    brig_selfexe_protect_early(ctx->argv, AT_FDCWD, config, err) < 0)
+			goto out;
+		brig_error_release(&bad_id);
+	}
 	if (load_config(&j, ctx, o, err) < 0)
 		goto out;
-	/* linux/selfexe.h, before anything is made (the lock goes with the
-	 * re-execution, which takes it again), and before the init and its
-	 * namespaces are looked at: the first image does no more */
 	if (o->protect_exe && brig_selfexe_protect_for(ctx->argv, j.cfg->linux, err) < 0)
 		goto out;
 	if (load_container(&j, o, err) < 0)

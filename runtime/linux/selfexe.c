@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -17,6 +18,7 @@
 #include "spec/spec.h"
 #include "util/cleanup.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/log.h"
 #include "util/phases.h"
 
@@ -64,7 +66,10 @@ int brig_selfexe_protect_ids(char **argv, const struct brig_id_mapping *uids, si
 {
 	if (!argv)
 		return 0;
-	if (n_uids && n_gids && brig_selfexe_out_of_reach(uids, n_uids, gids, n_gids)) {
+	/* a brig already re-executed (brig_selfexe_protect_early did not
+	 * know) checks that it was, and says so */
+	if (n_uids && n_gids && !getenv(GUARD) &&
+	    brig_selfexe_out_of_reach(uids, n_uids, gids, n_gids)) {
 		brig_debug("brig's binary is out of reach of the container's user namespace: not "
 		           "re-executed");
 		return 0;
@@ -83,6 +88,24 @@ int brig_selfexe_protect_for(char **argv, const struct brig_linux *lx, struct br
 		return brig_selfexe_protect_ids(argv, NULL, 0, NULL, 0, err);
 	return brig_selfexe_protect_ids(argv, lx->uid_mappings, lx->n_uid_mappings,
 	                                lx->gid_mappings, lx->n_gid_mappings, err);
+}
+
+int brig_selfexe_protect_early(char **argv, int dirfd, const char *path, struct brig_error *err)
+{
+	struct brig_error ignored = BRIG_ERROR_INIT;
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+
+	if (!argv || getenv(GUARD))
+		return 0;
+	if (brig_read_file(dirfd, path, BRIG_CONFIG_MAX_BYTES, &text, &len, &ignored) < 0) {
+		/* the parse says why, in its words */
+		brig_error_release(&ignored);
+		return 0;
+	}
+	if (memmem(text, len, "uidMappings", strlen("uidMappings")))
+		return 0;
+	return brig_selfexe_protect(argv, err);
 }
 
 int brig_selfexe_protect(char **argv, struct brig_error *err)

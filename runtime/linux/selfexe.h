@@ -57,6 +57,19 @@ int brig_selfexe_protect_ids(char **argv, const struct brig_id_mapping *uids, si
 int brig_selfexe_protect_for(char **argv, const struct brig_linux *lx, struct brig_error *err);
 
 /*
+ * Before the config is parsed: brig_selfexe_protect(@argv) at once when
+ * the text of @path (relative to @dirfd) does not name "uidMappings".
+ * Only a user namespace's mappings can spare the re-execution
+ * (brig_selfexe_protect_for), and a config without the word has none: the
+ * first image then parses nothing (the re-executed one parses it once).
+ * A config that names it (an annotation may, or an escaped key may hide
+ * it: then brig re-executes when it need not, never the other way), or
+ * that cannot be read, is left for brig_selfexe_protect_for: 0.  Nothing
+ * in the re-executed brig.
+ */
+int brig_selfexe_protect_early(char **argv, int dirfd, const char *path, struct brig_error *err);
+
+/*
  * Re-execute with @argv from a read-only mount of the binary, unless it is
  * already on one (this is the re-executed brig, or an installation on a
  * read-only /usr).  Returns 0 without doing anything for an unprivileged
