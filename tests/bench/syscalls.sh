@@ -10,7 +10,8 @@
 # Wall times on a machine with neighbours move by a millisecond from one
 # run to the next; these sums move far less, so they show what a change
 # removed, and what the floor (the namespaces of the clone) costs.  It
-# prints, never asserts.
+# counts every process of those names on the machine: run it when
+# nothing else runs brig.  It prints, never asserts.
 #
 #   sudo tests/bench/syscalls.sh       RUNS=100 TOP=30 tests/bench/syscalls.sh
 #
@@ -56,7 +57,11 @@ EOF
 trace() {
 	local name=$1 pid i
 	shift
-	bpftrace "$W/sum.bt" "$name" >"$W/$name.bt" 2>"$W/$name.bt.err" &
+	# bpftrace finds the tracepoints in tracefs: mounted, when the host
+	# has none, in a mount namespace of its own (the host's is untouched)
+	unshare -m sh -c 'mountpoint -q /sys/kernel/tracing ||
+		mount -t tracefs tracefs /sys/kernel/tracing || exit 1
+		exec bpftrace "$@"' sh "$W/sum.bt" "$name" >"$W/$name.bt" 2>"$W/$name.bt.err" &
 	pid=$!
 	# bpftrace prints "Attaching N probes..." once it traces
 	for i in $(seq 200); do
