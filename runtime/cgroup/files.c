@@ -29,20 +29,27 @@ int brig_cg_open_file(const struct brig_cg_hier *h, const char *file, int flags)
 	return open(path, flags | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
 }
 
-int brig_cg_write(const struct brig_cg_hier *h, const char *file, const char *value,
-                  struct brig_error *err)
+int brig_cg_write_through(const struct brig_cg_hier *h, int *fd, const char *file,
+                          const char *value, struct brig_error *err)
 {
-	_cleanup_close_ int fd = brig_cg_open_file(h, file, O_WRONLY);
 	size_t len = strlen(value);
 	ssize_t n;
 
-	if (fd < 0)
+	if (*fd < 0 && (*fd = brig_cg_open_file(h, file, O_WRONLY)) < 0)
 		return brig_error_setp(err, errno, "open \"%s/%s\"", h->dir, file);
-	n = write(fd, value, len);
+	n = write(*fd, value, len);
 	if (n < 0 || (size_t)n != len)
 		return brig_error_setp(err, n < 0 ? errno : EIO, "write \"%s\" to \"%s/%s\"", value,
 		                       h->dir, file);
 	return 0;
+}
+
+int brig_cg_write(const struct brig_cg_hier *h, const char *file, const char *value,
+                  struct brig_error *err)
+{
+	_cleanup_close_ int fd = -1;
+
+	return brig_cg_write_through(h, &fd, file, value, err);
 }
 
 static int vwrite(const struct brig_cg_hier *h, const char *file, struct brig_error *err,

@@ -152,6 +152,10 @@ int brig_cg_open_file(const struct brig_cg_hier *h, const char *file, int flags)
  * `write "<value>" to "<dir>/<file>": <errno>`. */
 int brig_cg_write(const struct brig_cg_hier *h, const char *file, const char *value,
                   struct brig_error *err);
+/* The same through *@fd, opened on first use and kept open for the next
+ * value (a file that takes one value a write: v1's device rules). */
+int brig_cg_write_through(const struct brig_cg_hier *h, int *fd, const char *file,
+                          const char *value, struct brig_error *err);
 int brig_cg_writef(const struct brig_cg_hier *h, const char *file, struct brig_error *err,
                    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* The same, the error prefixed with the JSON path "linux.resources.<path>". */

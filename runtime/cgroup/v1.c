@@ -266,26 +266,6 @@ static int apply_blkio(const struct brig_cgroup *cg, const struct brig_blkio *b,
 	           : 0;
 }
 
-/* One rule into devices.allow or devices.deny, through *@fd (opened on
- * first use). */
-static int put_rule(const struct brig_cg_hier *h, int *fd, const char *file,
-                    const struct brig_dev_rule *rule, struct brig_error *err)
-{
-	char text[80];
-	size_t len;
-	ssize_t w;
-
-	brig_cg_dev_rule_format(rule, text, sizeof(text));
-	if (*fd < 0 && (*fd = brig_cg_open_file(h, file, O_WRONLY)) < 0)
-		return brig_error_setp(err, errno, "open \"%s/%s\"", h->dir, file);
-	len = strlen(text);
-	w = write(*fd, text, len);
-	if (w < 0 || (size_t)w != len)
-		return brig_error_setp(err, w < 0 ? errno : EIO, "write \"%s\" to \"%s/%s\"", text,
-		                       h->dir, file);
-	return 0;
-}
-
 /* devices.deny "a" empties the list, then the rules go in order, one
  * write each, through one open file of devices.allow and one of
  * devices.deny (a dozen rules by default: two opens, not a dozen). */
@@ -297,10 +277,15 @@ static int apply_devices(const struct brig_cgroup *cg, const struct brig_dev_rul
 
 	if (!h || h->v2)
 		return 0; /* no devices hierarchy: /dev holds only what the config made */
-	for (size_t i = 0; i < n; i++)
-		if ((rules[i].allow ? put_rule(h, &allow, "devices.allow", &rules[i], err)
-		                    : put_rule(h, &deny, "devices.deny", &rules[i], err)) < 0)
+	for (size_t i = 0; i < n; i++) {
+		bool a = rules[i].allow;
+		char rule[80];
+
+		brig_cg_dev_rule_format(&rules[i], rule, sizeof(rule));
+		if (brig_cg_write_through(h, a ? &allow : &deny,
+		                          a ? "devices.allow" : "devices.deny", rule, err) < 0)
 			return brig_error_wrap(err, BRIG_CG_R "devices");
+	}
 	return 0;
 }
 
