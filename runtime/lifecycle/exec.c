@@ -439,7 +439,6 @@ static int other_ns(pid_t pid, int flags)
 	return out;
 }
 
-/* The container, if it can take a process (runc's wording otherwise). */
 /* The container's state and saved config: what tells whether brig is
  * re-executed (linux/selfexe.h), before anything else is looked at. */
 static int load_config(struct exec_job *j, const struct brig_context *ctx,
@@ -453,6 +452,7 @@ static int load_config(struct exec_job *j, const struct brig_context *ctx,
 	return 0;
 }
 
+/* The container, if it can take a process (runc's wording otherwise). */
 static int load_container(struct exec_job *j, const struct brig_exec_opts *o,
                           struct brig_error *err)
 {

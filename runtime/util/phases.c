@@ -56,17 +56,22 @@ void brig_phases_start(void)
 	unsetenv(PHASES_EXEC_ENV);
 }
 
+/* parse_stamp's text of @ts in $@name. */
+static void export_stamp(const char *name, const struct timespec *ts)
+{
+	char text[64];
+
+	snprintf(text, sizeof(text), "%lld.%09ld", (long long)ts->tv_sec, ts->tv_nsec);
+	setenv(name, text, 1);
+}
+
 void brig_phases_export(void)
 {
-	char t0[64];
-
 	struct timespec now;
 
-	snprintf(t0, sizeof(t0), "%lld.%09ld", (long long)start.tv_sec, start.tv_nsec);
-	setenv(PHASES_ENV, t0, 1);
+	export_stamp(PHASES_ENV, &start);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	snprintf(t0, sizeof(t0), "%lld.%09ld", (long long)now.tv_sec, now.tv_nsec);
-	setenv(PHASES_EXEC_ENV, t0, 1);
+	export_stamp(PHASES_EXEC_ENV, &now);
 }
 
 void brig_phase(const char *name)
