@@ -50,6 +50,20 @@ ns_of() {
 	readlink "/proc/$1/ns/$2"
 }
 
+# to_userns DIR: bundle DIR in a user namespace of its own (ids 100000..,
+# 65536 of them), its rootfs a copy that the namespace's root owns, where
+# it can reach it (removed when the test ends).
+to_userns() {
+	local ur
+	ur=$(mktemp -d /tmp/brig-userns.XXXXXX) && defer rm -rf "$ur" &&
+		cp -a "$ROOTFS" "$ur/rootfs" && chown -R 100000:100000 "$ur/rootfs" &&
+		chmod 755 "$ur" || fail "cannot make a rootfs for the user namespace" || return
+	brig_bundle_edit "$1" '.linux.namespaces += [{type: "user"}] | .root.path = $r
+		| .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
+		| .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]' \
+		--arg r "$ur/rootfs"
+}
+
 # A script printing the namespaces of the container, one per line.
 SHOW_NS='for n in cgroup ipc mnt net pid time uts; do readlink /proc/self/ns/$n; done'
 
@@ -91,7 +105,7 @@ t_new_ns_inodes() {
 # the host's user namespace (as runc's are); with a user namespace of
 # its own, the container's network namespace is that one's.
 t_premade_owner() {
-	local pid n ur own
+	local pid n own
 	ns_bundle "$T/b" . sleep 100
 	br run -d --bundle "$T/b" c1
 	assert_rc 0 || return
@@ -102,13 +116,8 @@ t_premade_owner() {
 		assert_eq "$(lsns -n -o ONS -t "$n" -p "$pid" | tr -d ' ')" \
 			"$(stat -L -c %i /proc/self/ns/user)" "the owner of its $n namespace"
 	done
-	ur=$(mktemp -d /tmp/brig-premade.XXXXXX) && defer rm -rf "$ur" &&
-		cp -a "$ROOTFS" "$ur/rootfs" && chown -R 100000:100000 "$ur/rootfs" &&
-		chmod 755 "$ur" || fail "cannot make a rootfs for the user namespace" || return
-	ns_bundle "$T/u" '.linux.namespaces += [{type: "user"}]
-		| .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
-		| .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]' sleep 100
-	brig_bundle_edit "$T/u" '.root.path = $r' --arg r "$ur/rootfs"
+	ns_bundle "$T/u" . sleep 100
+	to_userns "$T/u" || return
 	br run -d --bundle "$T/u" c2
 	assert_rc 0 || return
 	defer "$BRIG" --root "$T/root" delete --force c2
@@ -176,17 +185,9 @@ t_new_net() {
 LO_SCRIPT='cat /sys/class/net/lo/flags; nc 127.0.0.1 9 </dev/null 2>&1'
 t_new_net_lo_up() { # plain|userns
 	local runc want=$'0x9\nnc: can\'t connect to remote host (127.0.0.1): Connection refused'
-	local ur
 	ns_bundle "$T/b" . sh -c "$LO_SCRIPT"
 	if [ "$1" = userns ]; then
-		# a rootfs the namespace's root owns, where it can reach it
-		ur=$(mktemp -d /tmp/brig-lo.XXXXXX) && defer rm -rf "$ur" &&
-			cp -a "$ROOTFS" "$ur/rootfs" && chown -R 100000:100000 "$ur/rootfs" &&
-			chmod 755 "$ur" || fail "cannot make a rootfs for the user namespace" || return
-		brig_bundle_edit "$T/b" '.linux.namespaces += [{type: "user"}] | .root.path = $r
-			| .linux.uidMappings = [{containerID: 0, hostID: 100000, size: 65536}]
-			| .linux.gidMappings = [{containerID: 0, hostID: 100000, size: 65536}]' \
-			--arg r "$ur/rootfs"
+		to_userns "$T/b" || return
 	fi
 	br run --bundle "$T/b" c1
 	assert_eq "$out" "$want" "lo's flags, and a connection over it"
