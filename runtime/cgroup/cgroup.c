@@ -100,6 +100,12 @@ static int disabled_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
 	return 0;
 }
 
+static bool disabled_entered_at_birth(const struct brig_cgroup *cg)
+{
+	(void)cg;
+	return true;
+}
+
 static int disabled_update(const struct brig_cgroup *cg, const struct brig_resources *r,
                            struct brig_error *err)
 {
@@ -126,6 +132,7 @@ const struct brig_cg_manager brig_cg_disabled_manager = {
 	.create = disabled_create,
 	.open_tasks = disabled_open_tasks,
 	.enter = disabled_enter,
+	.entered_at_birth = disabled_entered_at_birth,
 	.update = disabled_update,
 	.destroy = disabled_destroy,
 	.release = disabled_release,
@@ -153,6 +160,11 @@ int brig_cgroup_open_tasks(struct brig_cgroup *cg, char *const *subs, struct bri
 int brig_cgroup_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid, struct brig_error *err)
 {
 	return cg->mgr->enter(cg, subs, pid, err);
+}
+
+bool brig_cgroup_entered_at_birth(const struct brig_cgroup *cg)
+{
+	return cg->mgr->entered_at_birth(cg);
 }
 
 /* ------------------------------------------------------------ state */

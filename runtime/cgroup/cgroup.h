@@ -187,10 +187,17 @@ int brig_cgroup_sub_paths(const struct brig_cgroup *cg, const char *const *args,
                           char ***out, struct brig_error *err);
 void brig_cgroup_sub_paths_free(const struct brig_cgroup *cg, char **subs);
 /* In the new process, first thing: into each hierarchy opened above, the
- * freezer last; the fds are closed then (root's, they must never reach
- * the container's processes). */
-int brig_cgroup_enter_self(struct brig_cgroup *cg, struct brig_error *err);
-/* After the clone, in brig: the fds are the new process's business now. */
+ * freezer last.  It changes nothing in @cg (the process may share brig's
+ * memory: linux/clone_vm.h).  The fds are root's and must never reach the
+ * container's processes: the caller closes them next (brig_cgroup_close_tasks,
+ * or with the rest of brig's: brig_fds_prepare). */
+int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err);
+/* Whether a process born with brig_cgroup_clone_fd (CLONE_INTO_CGROUP) that
+ * entered the hierarchies opened above itself is in all of the cgroup:
+ * brig_cgroup_enter would do nothing for it. */
+bool brig_cgroup_entered_at_birth(const struct brig_cgroup *cg);
+/* After the clone, in brig: the fds are the new process's business now;
+ * in the new process, once it has entered. */
 void brig_cgroup_close_tasks(struct brig_cgroup *cg);
 
 /* Put @pid into every hierarchy (its sub-cgroup @subs[i], as above) it

@@ -221,6 +221,15 @@ static int cgroupfs_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
 	return 0;
 }
 
+/* What cgroupfs_enter skips, for every hierarchy. */
+static bool cgroupfs_entered_at_birth(const struct brig_cgroup *cg)
+{
+	for (size_t i = 0; i < cg->n; i++)
+		if (!(cg->h[i].v2 && cg->v2fd >= 0) && !(cg->tasks && cg->tasks[i] >= 0))
+			return false;
+	return true;
+}
+
 /* The files are all brig keeps: nothing else to update, stop or free. */
 static int cgroupfs_update(const struct brig_cgroup *cg, const struct brig_resources *r,
                            struct brig_error *err)
@@ -248,6 +257,7 @@ const struct brig_cg_manager brig_cg_cgroupfs_manager = {
 	.create = cgroupfs_create,
 	.open_tasks = cgroupfs_open_tasks,
 	.enter = cgroupfs_enter,
+	.entered_at_birth = cgroupfs_entered_at_birth,
 	.update = cgroupfs_update,
 	.destroy = cgroupfs_destroy,
 	.release = cgroupfs_release,

@@ -530,7 +530,7 @@ int brig_cg_plan_dirs(struct brig_cgroup *cg, const char *cgpath, const char *id
 
 /* ------------------------------------------------------------ entering */
 
-int brig_cgroup_enter_self(struct brig_cgroup *cg, struct brig_error *err)
+int brig_cgroup_enter_self(const struct brig_cgroup *cg, struct brig_error *err)
 {
 	/* the freezer last: a frozen cgroup (exec --ignore-paused) stops the
 	 * writer right there */
@@ -541,11 +541,6 @@ int brig_cgroup_enter_self(struct brig_cgroup *cg, struct brig_error *err)
 			    write(cg->tasks[i], "0", 1) != 1)
 				return brig_error_setp(err, errno, "enter cgroup \"%s\"",
 				                       cg->h[i].dir);
-	for (size_t i = 0; cg->tasks && i < cg->n; i++)
-		if (cg->tasks[i] >= 0) {
-			close(cg->tasks[i]);
-			cg->tasks[i] = -1;
-		}
 	return 0;
 }
 

@@ -95,6 +95,8 @@ struct brig_cg_manager {
 	/* brig_cgroup_open_tasks and brig_cgroup_enter */
 	int (*open_tasks)(struct brig_cgroup *cg, char *const *subs, struct brig_error *err);
 	int (*enter)(struct brig_cgroup *cg, char *const *subs, pid_t pid, struct brig_error *err);
+	/* brig_cgroup_entered_at_birth: enter would do nothing */
+	bool (*entered_at_birth)(const struct brig_cgroup *cg);
 	/* update: what the manager holds besides the files, before they are
 	 * written (the unit's properties) */
 	int (*update)(const struct brig_cgroup *cg, const struct brig_resources *r,

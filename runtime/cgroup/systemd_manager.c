@@ -152,11 +152,18 @@ static void systemd_release(struct brig_cgroup *cg)
 	cg->sd = NULL;
 }
 
+/* A unit to start is brig's to start, with the pid. */
+static bool systemd_entered_at_birth(const struct brig_cgroup *cg)
+{
+	return !cg->sd && brig_cg_cgroupfs_manager.entered_at_birth(cg);
+}
+
 const struct brig_cg_manager brig_cg_systemd_manager = {
 	.name = "systemd",
 	.create = systemd_create,
 	.open_tasks = systemd_open_tasks,
 	.enter = systemd_enter,
+	.entered_at_birth = systemd_entered_at_birth,
 	.update = systemd_update,
 	.destroy = systemd_destroy,
 	.release = systemd_release,

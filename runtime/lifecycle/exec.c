@@ -21,6 +21,7 @@
 #include "lifecycle/context.h"
 #include "lifecycle/container.h"
 #include "linux/apparmor.h"
+#include "linux/clone_vm.h"
 #include "linux/namespaces.h"
 #include "linux/process.h"
 #include "linux/procfs.h"
@@ -65,10 +66,11 @@ struct exec_job {
 	char **subcg; /* --cgroup: per hierarchy, a path below the container's, or NULL */
 	int sock[2];
 	pid_t pid;
-	bool own_userns; /* the container has a user namespace of its own */
-	bool no_cgroup;  /* rootless, not allowed into the container's cgroup */
-	int ns_child;    /* CLONE_NEW* the joiner joins: the init's that differ */
-	int ns_parent;   /* the same for pid and time (for the process it forks) */
+	bool own_userns;  /* the container has a user namespace of its own */
+	bool no_cgroup;   /* rootless, not allowed into the container's cgroup */
+	int ns_child;     /* CLONE_NEW* the joiner joins: the init's that differ */
+	int ns_parent;    /* the same for pid and time (for the process it forks) */
+	bool joiner_done; /* it shared brig's memory: it has forked, or failed */
 	sigset_t saved_mask;
 };
 
@@ -320,6 +322,8 @@ __attribute__((noreturn)) static void child_main(struct exec_job *j, const struc
 	char *path = NULL, **env = NULL;
 	int self;
 
+	/* the log's fd went with the joiner's (brig_fds_prepare) */
+	brig_log_silence();
 	/* first, brig learns who runs: its own pidfd (the joiner made it) */
 	self = pidfd_open(getpid(), 0);
 	if (self < 0) {
@@ -366,35 +370,46 @@ late_fail:
  * process is first seen in the container already inside it: a process of
  * the container allowed to ptrace (CAP_SYS_PTRACE) finds no host root, cwd
  * or fd through /proc/<pid> (runc's nsexec stages do the same).
+ *
+ * Where it can, it shares brig's memory (linux/clone_vm.h), brig asleep
+ * until it exits: @j is brig's own then, and only read.  It cannot where
+ * brig still has work for it after the clone (MAPS_DONE: a cgroup to put
+ * it in), nor join a time namespace so.
  */
-__attribute__((noreturn)) static void joiner_main(struct exec_job *j,
-                                                  const struct brig_exec_opts *o)
+struct joiner_args {
+	struct exec_job *j;
+	const struct brig_exec_opts *o;
+	bool shared; /* brig's memory: brig waits for nothing */
+};
+
+static int joiner_main(void *arg)
 {
+	const struct joiner_args *a = arg;
+	struct exec_job *j = a->j;
 	struct clone_args ca = { .flags = CLONE_PARENT };
 	struct brig_error err = BRIG_ERROR_INIT;
 	pid_t pid;
 
 	/* into the v1 cgroups, by itself and while it is still brig (see
 	 * cgroup_open_tasks), once brig has done the rest */
-	if (brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", &err) < 0 ||
-	    brig_cgroup_enter_self(&j->cg, &err) < 0)
+	if (!a->shared && brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", &err) < 0)
 		goto fail;
-	brig_cgroup_close_tasks(&j->cg);
-	if ((j->ns_child | j->ns_parent) && setns(j->initfd, j->ns_child | j->ns_parent) < 0) {
+	if (brig_cgroup_enter_self(&j->cg, &err) < 0)
+		goto fail;
+	if (brig_fault("exec.joiner") < 0 ||
+	    ((j->ns_child | j->ns_parent) && setns(j->initfd, j->ns_child | j->ns_parent) < 0)) {
 		brig_error_setp(&err, errno, "join the container's namespaces");
 		goto fail;
 	}
-	close(TAKE_FD(j->initfd));
 	/* a container in its creator's mount namespace is chrooted in it:
 	 * joining the namespaces gave no root, the init's is taken */
 	if (j->rootfd >= 0 && (fchdir(j->rootfd) < 0 || chroot(".") < 0 || chdir("/") < 0)) {
 		brig_error_setp(&err, errno, "chroot into the container's root");
 		goto fail;
 	}
-	if (j->rootfd >= 0)
-		close(TAKE_FD(j->rootfd));
-	brig_log_silence();
-	if (brig_fds_prepare(o->preserve_fds, &j->sock[1], 1, &err) < 0)
+	/* every fd of brig's but the socket: the init's pidfd, its root, the
+	 * cgroups' files, the state directory, the log, the console socket */
+	if (brig_fds_prepare(a->o->preserve_fds, &j->sock[1], 1, &err) < 0)
 		goto fail;
 	pid = brig_clone3(&ca);
 	if (pid < 0) {
@@ -402,10 +417,11 @@ __attribute__((noreturn)) static void joiner_main(struct exec_job *j,
 		goto fail;
 	}
 	if (pid == 0)
-		child_main(j, o);
+		child_main(j, a->o);
 	_exit(0);
 fail:
 	brig_sync_send(j->sock[1], BRIG_SYNC_ERROR, err.msg, &err);
+	brig_error_release(&err); /* (brig's heap, when shared) */
 	_exit(1);
 }
 
@@ -533,6 +549,23 @@ static int join_rootless(struct exec_job *j, struct brig_error *err)
 	return 0;
 }
 
+/* The joiner: sharing brig's memory where it may (0 in brig: it is gone
+ * then), else a fork; in the child, 0 (a fork's) or never back. */
+static pid_t clone_joiner(struct clone_args *ca, struct joiner_args *args)
+{
+	pid_t pid;
+
+	if (args->shared) {
+		struct clone_args vm = *ca;
+
+		pid = brig_clone3_vm(&vm, joiner_main, args);
+		if (pid >= 0 || errno != ENOSYS)
+			return pid;
+		args->shared = false;
+	}
+	return brig_clone3(ca);
+}
+
 static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig_error *err)
 {
 	struct clone_args ca = {
@@ -540,6 +573,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		.pidfd = (uint64_t)(uintptr_t)&j->jpidfd,
 		.exit_signal = SIGCHLD,
 	};
+	struct joiner_args args = { .j = j, .o = o };
 	pid_t joiner;
 	int dumpable;
 	bool rootless = geteuid() != 0; /* (before join_rootless makes it 0) */
@@ -557,7 +591,8 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
 	if (join_rootless(j, err) < 0)
 		return -1;
-	joiner = brig_clone3(&ca);
+	args.shared = !(j->ns_parent & CLONE_NEWTIME) && brig_cgroup_entered_at_birth(&j->cg);
+	joiner = clone_joiner(&ca, &args);
 	if (joiner < 0 && (errno == EACCES || errno == EPERM) && (ca.flags & CLONE_INTO_CGROUP) &&
 	    rootless) {
 		/* Rootless, moving a process into the container's cgroup takes
@@ -569,7 +604,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		           strerror(errno));
 		ca.flags &= ~(uint64_t)CLONE_INTO_CGROUP;
 		j->no_cgroup = true;
-		joiner = brig_clone3(&ca);
+		joiner = clone_joiner(&ca, &args);
 	}
 	/* brig itself is out of the container's sight (and its binary
 	 * read-only): as it was, so that a rootless brig stays traceable by
@@ -579,15 +614,13 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 	if (joiner < 0)
 		return brig_error_setp(err, errno, "clone3");
 	if (joiner == 0) {
+		/* a fork: brig's end goes at once, so that it waits for no
+		 * MAPS_DONE from a brig that is gone */
 		close(j->sock[0]);
-		close(j->c.st.rootfd);
-		if (j->console >= 0)
-			close(j->console);
-		if (j->cg.v2fd >= 0)
-			close(TAKE_FD(j->cg.v2fd));
-		joiner_main(j, o);
+		joiner_main(&args);
 	}
 	j->pid = joiner; /* until the process itself is known */
+	j->joiner_done = args.shared;
 	close(TAKE_FD(j->sock[1]));
 	return 0;
 }
@@ -726,7 +759,8 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	 * is born where it is */
 	entered = j.no_cgroup ? 0 : brig_cgroup_enter(&j.cg, j.subcg, j.pid, err);
 	brig_cgroup_close_tasks(&j.cg); /* the joiner's now */
-	if (entered < 0 || brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0 ||
+	if (entered < 0 ||
+	    (!j.joiner_done && brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0) ||
 	    receive_process(&j, err) < 0 || receive_master(&j, err) < 0 ||
 	    seccomp_listener(&j, err) < 0 ||
 	    brig_sync_expect(j.sock[0], BRIG_SYNC_READY, "exec process", err) < 0 ||

@@ -223,6 +223,8 @@ static int join_container(const struct brig_init_args *a, int **idmapped, struct
 		return -1;
 	if (a->cg && brig_cgroup_enter_self(a->cg, err) < 0)
 		return -1;
+	if (a->cg)
+		brig_cgroup_close_tasks(a->cg); /* root's: never the container's */
 	if (a->late_nondumpable && set_nondumpable(err) < 0)
 		return -1;
 	if (receive_idmapped(a, idmapped, err) < 0)

@@ -61,7 +61,7 @@ void brig_log_close(void)
 
 void brig_log_silence(void)
 {
-	brig_log_close();
+	log_state.fd = -1;
 	log_state.silent = true;
 }
 

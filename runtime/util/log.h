@@ -37,9 +37,10 @@ int brig_log_format_parse(const char *s, enum brig_log_format *out);
 int brig_log_open(const char *path, enum brig_log_format format, bool debug,
                   struct brig_error *err);
 void brig_log_close(void);
-/* Close the log and write nothing more, not even to stderr: for a process
- * of brig's that is about to be seen in the container (it reports its
- * errors to brig instead). */
+/* Write nothing more, not even to stderr, and forget the log's fd without
+ * closing it: for a process of brig's seen in the container (it reports
+ * its errors to brig instead), whose fds were all closed before it was
+ * born but the ones it keeps (brig_fds_prepare). */
 void brig_log_silence(void);
 bool brig_log_debug_enabled(void);
 

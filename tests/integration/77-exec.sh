@@ -698,6 +698,33 @@ t_parallel() {
 	assert_empty_dir "$T/root"
 }
 
+# The joiner (exec.c) fails, or dies, on its way into the container:
+# brig exec says so in one line with runc's status for a failed exec, and
+# the container takes the next exec.  Both kinds of joiner: one that
+# shares brig's memory (c1), and one that forks because the kernel lets
+# no such process into a time namespace (c2).
+t_joiner_fails() {
+	local c
+	need_faults || return
+	mkbundle . sleep 1000
+	up c1 || return
+	mkbundle '.linux.namespaces += [{type: "time"}]' sleep 1000
+	up c2 || return
+	for c in c1 c2; do
+		run_cmd env BRIG_FAULT=exec.joiner:errno=12 "$BRIG" --root "$T/root" exec "$c" true
+		assert_rc 255
+		assert_eq "$err" "brig: exec failed: join the container's namespaces: Cannot allocate memory" \
+			"$c: the joiner's error"
+		run_cmd env BRIG_FAULT=exec.joiner:kill "$BRIG" --root "$T/root" exec "$c" true
+		assert_rc 255
+		assert_eq "$err" "brig: exec failed: exec process exited before PIDFD" \
+			"$c: the joiner killed"
+		ex "$c" echo alive
+		assert_eq "$rc:$out" "0:alive" "$c: an exec after (stderr: $err)"
+		n_in_ps "$c" 1 || fail "$c: processes left: $(ps_pids "$c" | tr '\n' ' ')"
+	done
+}
+
 # ----------------------------------------------------- delete and kill
 
 t_delete_force() {
@@ -1032,6 +1059,7 @@ tap_test "exec makes a session leader, with or without -t, as runc's" t_session_
 tap_test "exec into a created container" t_created
 tap_test "the container's seccomp filter applies to exec'd processes" t_seccomp
 tap_test "30 execs in parallel" t_parallel
+tap_test "the joiner fails or is killed: one line, status 255, the next exec runs" t_joiner_fails
 tap_test "delete --force kills exec'd processes" t_delete_force
 tap_test "kill --all kills exec'd processes" t_kill_all
 tap_test "exec makes no host mount" t_no_mounts
