@@ -374,7 +374,11 @@ late_fail:
  * Where it can, it shares brig's memory (linux/clone_vm.h), brig asleep
  * until it exits: @j is brig's own then, and only read.  It cannot where
  * brig still has work for it after the clone (MAPS_DONE: a cgroup to put
- * it in), nor join a time namespace so.
+ * it in), nor join a time namespace so.  Shared or not, it is a member of
+ * the container's cgroups for its few system calls: frozen there, brig
+ * waits for the thaw (as for the process's PIDFD before); an OOM kill in
+ * them that picks it ends brig's exec with it when they share memory
+ * (status 137; a process already forked ends at its next message).
  */
 struct joiner_args {
 	struct exec_job *j;
