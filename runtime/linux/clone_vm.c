@@ -14,7 +14,7 @@
 #define STR_(x) #x
 #define STR(x) STR_(x)
 
-#if defined(__x86_64__)
+#if defined(__x86_64__) && !defined(__ILP32__) /* not x32 */
 /*
  * long clone3_vm_raw(struct clone_args *ca, size_t size, int (*fn)(void *),
  *                    void *arg): the system call's value in brig (a pid, or
