@@ -12,8 +12,9 @@
 #                        8 callers, an idle member's cost
 #   burst.sh             a pool of 1000: fill, density, bursts of pooled
 #                        and cold jobs, pooled jobs beside a busy machine
-#   syscalls.sh          the kernel's time of a run, call by call, brig
-#                        and crun (bpftrace)
+#   syscalls.sh          the kernel's time and page faults of a run, call
+#                        by call, brig and crun (bpftrace); WHAT=exec: of
+#                        an exec
 #   ab.sh $AB            with AB=REV...: the work tree against them
 #   and whether a `true` container runs under a 1 MiB memory limit
 #
@@ -50,6 +51,7 @@ section podman env RUNS="${PODMAN_RUNS:-30}" bash "$SRC/tests/bench/podman.sh"
 section pool env DURATION="${POOL_DURATION:-30}" bash "$SRC/tests/bench/pool.sh"
 section burst bash "$SRC/tests/bench/burst.sh"
 section syscalls bash "$SRC/tests/bench/syscalls.sh"
+section syscalls-exec env WHAT=exec bash "$SRC/tests/bench/syscalls.sh"
 if [ -n "${AB:-}" ]; then
 	# shellcheck disable=SC2086 # (AB: one or more revisions)
 	section ab bash "$SRC/tests/bench/ab.sh" $AB
