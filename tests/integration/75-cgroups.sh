@@ -790,6 +790,13 @@ runc_dirs_cleanup() {
 	for dir in ${BRIG_TEST_CGROUPS:-}; do
 		[ -d "$dir" ] && find "$dir" -depth -type d -path "*/$1*" -exec rmdir {} + 2>/dev/null
 	done
+	# runc 1.1.5 puts the v2 part of a hybrid layout at the path itself
+	# below the v2 mount, outside every test cgroup: one empty directory
+	# was left by each run before
+	dir=/sys/fs/cgroup/unified/$1
+	if [ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ] && [ -d "$dir" ]; then
+		find "$dir" -depth -type d -exec rmdir {} + 2>/dev/null
+	fi
 	return 0
 }
 
