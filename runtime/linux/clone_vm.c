@@ -23,7 +23,7 @@
  */
 long clone3_vm_raw(struct clone_args *ca, size_t size, int (*fn)(void *), void *arg);
 /* clang-format off */
-__asm__(".text\n"
+__asm__(".pushsection .text\n"
 	".p2align 4\n"
 	".type clone3_vm_raw, @function\n"
 	"clone3_vm_raw:\n"
@@ -41,7 +41,8 @@ __asm__(".text\n"
 	"	movl $" STR(__NR_exit) ", %eax\n"
 	"	syscall\n"
 	"	hlt\n"
-	".size clone3_vm_raw, .-clone3_vm_raw\n");
+	".size clone3_vm_raw, .-clone3_vm_raw\n"
+	".popsection\n");
 /* clang-format on */
 #define HAVE_CLONE3_VM 1
 #endif
