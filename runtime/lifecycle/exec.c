@@ -66,11 +66,11 @@ struct exec_job {
 	char **subcg; /* --cgroup: per hierarchy, a path below the container's, or NULL */
 	int sock[2];
 	pid_t pid;
-	bool own_userns;  /* the container has a user namespace of its own */
-	bool no_cgroup;   /* rootless, not allowed into the container's cgroup */
-	int ns_child;     /* CLONE_NEW* the joiner joins: the init's that differ */
-	int ns_parent;    /* the same for pid and time (for the process it forks) */
-	bool joiner_done; /* it shared brig's memory: it has forked, or failed */
+	bool own_userns; /* the container has a user namespace of its own */
+	bool no_cgroup;  /* rootless, not allowed into the container's cgroup */
+	int ns_child;    /* CLONE_NEW* the joiner joins: the init's that differ */
+	int ns_parent;   /* the same for pid and time (for the process it forks) */
+	bool shared;     /* the joiner shares brig's memory: brig waits for nothing */
 	sigset_t saved_mask;
 };
 
@@ -383,7 +383,6 @@ late_fail:
 struct joiner_args {
 	struct exec_job *j;
 	const struct brig_exec_opts *o;
-	bool shared; /* brig's memory: brig waits for nothing */
 };
 
 static int joiner_main(void *arg)
@@ -396,7 +395,7 @@ static int joiner_main(void *arg)
 
 	/* into the v1 cgroups, by itself and while it is still brig (see
 	 * cgroup_open_tasks), once brig has done the rest */
-	if (!a->shared && brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", &err) < 0)
+	if (!j->shared && brig_sync_expect(j->sock[1], BRIG_SYNC_MAPS_DONE, "brig", &err) < 0)
 		goto fail;
 	if (brig_cgroup_enter_self(&j->cg, &err) < 0)
 		goto fail;
@@ -559,13 +558,13 @@ static pid_t clone_joiner(struct clone_args *ca, struct joiner_args *args)
 {
 	pid_t pid;
 
-	if (args->shared) {
+	if (args->j->shared) {
 		struct clone_args vm = *ca;
 
 		pid = brig_clone3_vm(&vm, joiner_main, args);
 		if (pid >= 0 || errno != ENOSYS)
 			return pid;
-		args->shared = false;
+		args->j->shared = false;
 	}
 	return brig_clone3(ca);
 }
@@ -595,7 +594,7 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		return brig_error_setp(err, errno, "prctl(PR_SET_DUMPABLE)");
 	if (join_rootless(j, err) < 0)
 		return -1;
-	args.shared = !(j->ns_parent & CLONE_NEWTIME) && brig_cgroup_entered_at_birth(&j->cg);
+	j->shared = !(j->ns_parent & CLONE_NEWTIME) && brig_cgroup_entered_at_birth(&j->cg);
 	joiner = clone_joiner(&ca, &args);
 	if (joiner < 0 && (errno == EACCES || errno == EPERM) && (ca.flags & CLONE_INTO_CGROUP) &&
 	    rootless) {
@@ -624,7 +623,6 @@ static int spawn(struct exec_job *j, const struct brig_exec_opts *o, struct brig
 		joiner_main(&args);
 	}
 	j->pid = joiner; /* until the process itself is known */
-	j->joiner_done = args.shared;
 	close(TAKE_FD(j->sock[1]));
 	return 0;
 }
@@ -764,7 +762,7 @@ int brig_container_exec(const struct brig_context *ctx, const struct brig_exec_o
 	entered = j.no_cgroup ? 0 : brig_cgroup_enter(&j.cg, j.subcg, j.pid, err);
 	brig_cgroup_close_tasks(&j.cg); /* the joiner's now */
 	if (entered < 0 ||
-	    (!j.joiner_done && brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0) ||
+	    (!j.shared && brig_sync_send(j.sock[0], BRIG_SYNC_MAPS_DONE, NULL, err) < 0) ||
 	    receive_process(&j, err) < 0 || receive_master(&j, err) < 0 ||
 	    seccomp_listener(&j, err) < 0 ||
 	    brig_sync_expect(j.sock[0], BRIG_SYNC_READY, "exec process", err) < 0 ||
