@@ -204,16 +204,21 @@ static int cgroupfs_open_tasks(struct brig_cgroup *cg, char *const *subs, struct
 	return 0;
 }
 
+/* Hierarchy @i of @cg needs no pid written: the process was born there
+ * (the v2 one, CLONE_INTO_CGROUP) or entered it itself (its tasks file). */
+static bool entered_alone(const struct brig_cgroup *cg, size_t i)
+{
+	return (cg->h[i].v2 && cg->v2fd >= 0) || (cg->tasks && cg->tasks[i] >= 0);
+}
+
 static int cgroupfs_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
                           struct brig_error *err)
 {
 	for (size_t i = 0; i < cg->n; i++) {
 		_cleanup_free_ char *file = NULL;
 
-		if (cg->h[i].v2 && cg->v2fd >= 0)
-			continue; /* born there */
-		if (cg->tasks && cg->tasks[i] >= 0)
-			continue; /* the process entered it itself */
+		if (entered_alone(cg, i))
+			continue;
 		file = sub_file(subs, i, "cgroup.procs");
 		if (brig_cg_writef(&cg->h[i], file, err, "%d", (int)pid) < 0)
 			return -1;
@@ -221,11 +226,10 @@ static int cgroupfs_enter(struct brig_cgroup *cg, char *const *subs, pid_t pid,
 	return 0;
 }
 
-/* What cgroupfs_enter skips, for every hierarchy. */
 static bool cgroupfs_entered_at_birth(const struct brig_cgroup *cg)
 {
 	for (size_t i = 0; i < cg->n; i++)
-		if (!(cg->h[i].v2 && cg->v2fd >= 0) && !(cg->tasks && cg->tasks[i] >= 0))
+		if (!entered_alone(cg, i))
 			return false;
 	return true;
 }
