@@ -221,10 +221,11 @@ static int join_container(const struct brig_init_args *a, int **idmapped, struct
 	 * that brig hears of a failure where it waits for READY) */
 	if (brig_sync_expect(a->sync_fd, BRIG_SYNC_MAPS_DONE, "brig", err) < 0)
 		return -1;
-	if (a->cg && brig_cgroup_enter_self(a->cg, err) < 0)
-		return -1;
-	if (a->cg)
+	if (a->cg) {
+		if (brig_cgroup_enter_self(a->cg, err) < 0)
+			return -1;
 		brig_cgroup_close_tasks(a->cg); /* root's: never the container's */
+	}
 	if (a->late_nondumpable && set_nondumpable(err) < 0)
 		return -1;
 	if (receive_idmapped(a, idmapped, err) < 0)
