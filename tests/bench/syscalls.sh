@@ -148,7 +148,9 @@ inner='
 		exit 0
 	fi
 	# the container, started and deleted by a copy of the runtime named
-	# otherwise (not traced), execs by the runtime, traced once ready
+	# otherwise (not traced), execs by the runtime, traced once ready;
+	# "done" whatever happens, so that the trace never waits for it alone
+	trap '\''touch "$W/done"'\'' EXIT
 	cp "$1" "$W/$2-setup" || exit 1
 	"$W/$2-setup" --root "$root" run -d --bundle "$W/bundle-sleep" x </dev/null >/dev/null || exit 1
 	touch "$W/ready"
@@ -182,7 +184,7 @@ for r in $RUNTIMES; do
 			sleep 0.05
 		done
 		trace "$r" sh -c 'touch "$1/go"; while [ ! -e "$1/done" ]; do sleep 0.02; done' sh "$W"
-		wait "$setup" || note "$r: an exec failed"
+		wait "$setup" || note "$r: the container or an exec failed"
 	fi
 	report "$r"
 	echo
